@@ -1,0 +1,15 @@
+/** Errors raised by the chain. They carry no JSON; the RPC layer maps them to -32000 (or `code`). */
+export class ChainError extends Error {
+  constructor(
+    message: string,
+    /** Raw bytes attached to the error (revert data). */
+    readonly data?: Uint8Array,
+    /** JSON-RPC code when it is not the generic server error. */
+    readonly code?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Execution reverted: message is `execution reverted[: reason]`, data the raw revert bytes. */
+export class RevertError extends ChainError {}

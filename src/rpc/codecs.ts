@@ -1,0 +1,197 @@
+/**
+ * Param codecs: each turns one JSON value into a typed value or throws -32602 naming the parameter.
+ * Method files declare their params as a list of codecs; the registry runs them before the handler.
+ */
+import { Address, hexToBytes } from '@ethereumjs/util';
+import { invalidParams } from './errors.js';
+
+export interface Codec<T> {
+  /** Human name of the expected type, used in error messages. */
+  readonly type: string;
+  /** True when the value may be missing (undefined or null). */
+  readonly optional?: boolean;
+  parse(value: unknown, where: string): T;
+}
+
+const fail = (where: string, message: string): never => {
+  throw invalidParams(`invalid argument ${where}: ${message}`);
+};
+
+const describe = (value: unknown): string =>
+  value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'string' ? JSON.stringify(value.length > 70 ? value.slice(0, 67) + '...' : value) : typeof value;
+
+const QUANTITY_RE = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/;
+const HEX_RE = /^0x[0-9a-fA-F]*$/;
+
+/** QUANTITY: 0x-prefixed minimal hex integer → bigint. */
+export const quantity: Codec<bigint> = {
+  type: 'QUANTITY',
+  parse(value, where) {
+    if (typeof value !== 'string') return fail(where, `expected a hex QUANTITY string, got ${describe(value)}`);
+    if (!QUANTITY_RE.test(value)) {
+      if (!value.startsWith('0x')) return fail(where, `hex string without 0x prefix: ${describe(value)}`);
+      if (value === '0x') return fail(where, 'empty hex string');
+      if (/^0x0[0-9a-fA-F]+$/.test(value)) return fail(where, `hex number with leading zero digits: ${describe(value)}`);
+      return fail(where, `invalid hex QUANTITY ${describe(value)}`);
+    }
+    return BigInt(value);
+  },
+};
+
+/** A QUANTITY that must fit in a JS safe integer (indexes, counts). */
+export const uint: Codec<number> = {
+  type: 'QUANTITY',
+  parse(value, where) {
+    const n = quantity.parse(value, where);
+    if (n > BigInt(Number.MAX_SAFE_INTEGER)) return fail(where, 'number too large');
+    return Number(n);
+  },
+};
+
+/** DATA: 0x-prefixed even-length hex → bytes. */
+export const data: Codec<Uint8Array> = {
+  type: 'DATA',
+  parse(value, where) {
+    if (typeof value !== 'string') return fail(where, `expected 0x-prefixed hex DATA, got ${describe(value)}`);
+    if (!value.startsWith('0x')) return fail(where, `hex string without 0x prefix: ${describe(value)}`);
+    if (!HEX_RE.test(value)) return fail(where, `invalid hex string ${describe(value)}`);
+    if (value.length % 2 !== 0) return fail(where, `hex string of odd length ${describe(value)}`);
+    return hexToBytes(value as `0x${string}`);
+  },
+};
+
+/** DATA of a fixed byte length. */
+export function bytesN(n: number, name = `${n}-byte DATA`): Codec<Uint8Array> {
+  return {
+    type: name,
+    parse(value, where) {
+      const bytes = data.parse(value, where);
+      if (bytes.length !== n) return fail(where, `expected ${name} (${n} bytes), got ${bytes.length} bytes`);
+      return bytes;
+    },
+  };
+}
+
+export const hash32 = bytesN(32, 'hash');
+
+/** 20-byte address → Address. */
+export const address: Codec<Address> = {
+  type: 'address',
+  parse(value, where) {
+    return new Address(bytesN(20, 'address').parse(value, where));
+  },
+};
+
+export const bool: Codec<boolean> = {
+  type: 'boolean',
+  parse(value, where) {
+    if (typeof value !== 'boolean') return fail(where, `expected boolean, got ${describe(value)}`);
+    return value;
+  },
+};
+
+export const string: Codec<string> = {
+  type: 'string',
+  parse(value, where) {
+    if (typeof value !== 'string') return fail(where, `expected string, got ${describe(value)}`);
+    return value;
+  },
+};
+
+/** Any JSON value, passed through (for methods that validate deeper themselves). */
+export const json: Codec<unknown> = { type: 'JSON', parse: (value) => value };
+
+export type BlockTag = 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized';
+const TAGS = new Set<string>(['latest', 'earliest', 'pending', 'safe', 'finalized']);
+
+/** A block reference: a tag, a number, or an EIP-1898 hash reference. */
+export type BlockRef =
+  | { kind: 'tag'; tag: BlockTag }
+  | { kind: 'number'; number: bigint }
+  | { kind: 'hash'; hash: Uint8Array; requireCanonical: boolean };
+
+/** QUANTITY|TAG only (no hash object): eth_getBlockByNumber and friends. */
+export const blockNumberOrTag: Codec<BlockRef> = {
+  type: 'block number or tag',
+  parse(value, where) {
+    if (typeof value === 'string' && TAGS.has(value)) return { kind: 'tag', tag: value as BlockTag };
+    if (typeof value === 'string' && value.startsWith('0x')) return { kind: 'number', number: quantity.parse(value, where) };
+    return fail(where, `expected a block number or one of latest, earliest, pending, safe, finalized; got ${describe(value)}`);
+  },
+};
+
+/** QUANTITY|TAG|EIP-1898 object: every state-reading method. */
+export const blockId: Codec<BlockRef> = {
+  type: 'block id',
+  parse(value, where) {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const o = value as Record<string, unknown>;
+      if (o.blockHash !== undefined && o.blockNumber !== undefined) return fail(where, 'cannot specify both blockHash and blockNumber, choose one or the other');
+      if (o.blockHash !== undefined) {
+        const requireCanonical = o.requireCanonical === undefined ? false : bool.parse(o.requireCanonical, `${where}.requireCanonical`);
+        return { kind: 'hash', hash: hash32.parse(o.blockHash, `${where}.blockHash`), requireCanonical };
+      }
+      if (o.blockNumber !== undefined) return blockNumberOrTag.parse(o.blockNumber, `${where}.blockNumber`);
+      return fail(where, 'block object needs blockHash or blockNumber');
+    }
+    return blockNumberOrTag.parse(value, where);
+  },
+};
+
+/** Make a codec optional; missing or null gives `fallback`. */
+export function optional<T>(codec: Codec<T>): Codec<T | undefined>;
+export function optional<T>(codec: Codec<T>, fallback: T): Codec<T>;
+export function optional<T>(codec: Codec<T>, fallback?: T): Codec<T | undefined> {
+  return {
+    type: codec.type,
+    optional: true,
+    parse: (value, where) => (value === undefined || value === null ? fallback : codec.parse(value, where)),
+  };
+}
+
+/** Array of one codec. */
+export function arrayOf<T>(codec: Codec<T>): Codec<T[]> {
+  return {
+    type: `${codec.type}[]`,
+    parse(value, where) {
+      if (!Array.isArray(value)) return fail(where, `expected array, got ${describe(value)}`);
+      return value.map((v, i) => codec.parse(v, `${where}[${i}]`));
+    },
+  };
+}
+
+type Shape = Record<string, Codec<unknown>>;
+type Parsed<S extends Shape> = { [K in keyof S]: ReturnType<S[K]['parse']> };
+
+/**
+ * Object with declared fields. Unknown fields are ignored (clients add their own), each known field
+ * is validated with its codec; a missing required field is an error naming it.
+ */
+export function struct<S extends Shape>(shape: S, typeName = 'object'): Codec<Parsed<S>> {
+  return {
+    type: typeName,
+    parse(value, where) {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail(where, `expected ${typeName}, got ${describe(value)}`);
+      const src = value as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(shape)) {
+        const codec = shape[key];
+        const v = src[key];
+        if ((v === undefined || v === null) && !codec.optional) return fail(`${where}.${key}`, 'missing value');
+        out[key] = codec.parse(v, `${where}.${key}`);
+      }
+      return out as Parsed<S>;
+    },
+  };
+}
+
+/** Map of keys parsed by one codec to values parsed by another. */
+export function record<K, V>(key: Codec<K>, val: Codec<V>): Codec<Array<[K, V]>> {
+  return {
+    type: 'object',
+    parse(value, where) {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail(where, `expected object, got ${describe(value)}`);
+      return Object.entries(value as Record<string, unknown>).map(([k, v]) => [key.parse(k, `${where} key`), val.parse(v, `${where}.${k}`)]);
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * JSON-RPC 2.0 envelope handling: parse, validate, batch, dispatch, serialize once.
+ */
+import { bytesToHex } from '@ethereumjs/util';
+import { ChainError } from '../chain/errors.js';
+import { ErrorCode, RpcError } from './errors.js';
+import type { CallContext, MethodTable } from './registry.js';
+
+type Id = string | number | null;
+
+/** Observer for the request log. */
+export type CallObserver = (method: string, error: RpcError | undefined) => void;
+
+export class Dispatcher {
+  constructor(
+    private readonly table: MethodTable,
+    private readonly observe?: CallObserver,
+  ) {}
+
+  /**
+   * Handle one HTTP body or WS message. Returns the response text, or undefined when nothing
+   * is to be answered (notifications only).
+   */
+  async handle(text: string, ctx: CallContext): Promise<string | undefined> {
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return errorText(null, new RpcError(ErrorCode.Parse, 'Parse error: request body is not valid JSON'));
+    }
+    if (Array.isArray(body)) {
+      if (body.length === 0) return errorText(null, new RpcError(ErrorCode.InvalidRequest, 'Invalid request: empty batch'));
+      const parts = await Promise.all(body.map((entry) => this.one(entry, ctx)));
+      const answered = parts.filter((p): p is string => p !== undefined);
+      return answered.length === 0 ? undefined : `[${answered.join(',')}]`;
+    }
+    return this.one(body, ctx);
+  }
+
+  /** Run one method directly (used by in-process callers such as the CLI and tests). */
+  async call(method: string, params: unknown[], ctx: CallContext = { transport: 'http' }): Promise<unknown> {
+    const def = this.table.get(method);
+    if (!def) throw new RpcError(ErrorCode.MethodNotFound, `the method ${method} does not exist/is not available`);
+    return def.call(ctx, params);
+  }
+
+  private async one(req: unknown, ctx: CallContext): Promise<string | undefined> {
+    if (req === null || typeof req !== 'object' || Array.isArray(req)) {
+      return errorText(null, new RpcError(ErrorCode.InvalidRequest, 'Invalid request: expected a JSON-RPC request object'));
+    }
+    const r = req as Record<string, unknown>;
+    const hasId = 'id' in r;
+    const id = r.id;
+    if (hasId && id !== null && typeof id !== 'string' && typeof id !== 'number') {
+      return errorText(null, new RpcError(ErrorCode.InvalidRequest, 'Invalid request: id must be a string, a number or null'));
+    }
+    const rid = (hasId ? id : null) as Id;
+    if (r.jsonrpc !== '2.0') return errorText(rid, new RpcError(ErrorCode.InvalidRequest, 'Invalid request: jsonrpc must be "2.0"'));
+    if (typeof r.method !== 'string' || r.method === '') {
+      return errorText(rid, new RpcError(ErrorCode.InvalidRequest, 'Invalid request: method must be a non-empty string'));
+    }
+    const name = r.method;
+    let result: unknown;
+    let failure: RpcError | undefined;
+    try {
+      if (r.params !== undefined && !Array.isArray(r.params)) {
+        throw new RpcError(ErrorCode.InvalidParams, 'invalid params: params must be an array of positional arguments');
+      }
+      const def = this.table.get(name);
+      if (!def) throw new RpcError(ErrorCode.MethodNotFound, `the method ${name} does not exist/is not available`);
+      result = await def.call(ctx, (r.params as unknown[] | undefined) ?? []);
+    } catch (err) {
+      failure = toRpcError(err);
+    }
+    this.observe?.(name, failure);
+    if (!hasId) return undefined; // notification
+    if (failure) return errorText(rid, failure);
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(rid)},"result":${result === undefined ? 'null' : JSON.stringify(result)}}`;
+  }
+}
+
+export function toRpcError(err: unknown): RpcError {
+  if (err instanceof RpcError) return err;
+  if (err instanceof ChainError) {
+    return new RpcError(err.code ?? ErrorCode.Server, err.message, err.data ? bytesToHex(err.data) : undefined);
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new RpcError(ErrorCode.Internal, `internal error: ${message}`);
+}
+
+function errorText(id: Id, err: RpcError): string {
+  const error: Record<string, unknown> = { code: err.code, message: err.message };
+  if (err.data !== undefined) error.data = err.data;
+  return JSON.stringify({ jsonrpc: '2.0', id, error });
+}

@@ -1,0 +1,106 @@
+/**
+ * The method table: every JSON-RPC method is declared once with its param codecs, its handler and
+ * its aliases. "Method not found", alias resolution and rpc_modules all come from this table.
+ */
+import type { Codec } from './codecs.js';
+import { invalidParams } from './errors.js';
+
+/** Per-connection context handed to handlers (subscriptions need to push on their connection). */
+export interface CallContext {
+  readonly transport: 'http' | 'ws';
+  /** Push a message to this connection (WebSocket only). */
+  send?(message: string): void;
+  /** Register cleanup for when the connection closes (WebSocket only). */
+  onClose?(fn: () => void): void;
+}
+
+type Parsed<C> = C extends Codec<infer T> ? T : never;
+type ParsedList<C extends readonly Codec<unknown>[]> = { [K in keyof C]: Parsed<C[K]> };
+
+export interface MethodDef {
+  readonly name: string;
+  readonly aliases: readonly string[];
+  readonly params: readonly Codec<unknown>[];
+  readonly call: (ctx: CallContext, params: unknown[]) => unknown;
+}
+
+/**
+ * Declare a method: `method('eth_getBalance', [address, optional(blockId, latest)], (ctx, addr, block) => ...)`.
+ * The handler receives typed, validated params.
+ */
+export function method<const C extends readonly Codec<any>[]>(
+  name: string,
+  params: C,
+  handler: (...args: ParsedList<C>) => unknown,
+  options: { aliases?: readonly string[]; context?: false } = {},
+): MethodDef {
+  return {
+    name,
+    aliases: options.aliases ?? [],
+    params,
+    call: (_ctx, raw) => handler(...(parseParams(params, raw) as ParsedList<C>)),
+  };
+}
+
+/** Like `method`, but the handler also gets the connection context first. */
+export function methodWithContext<const C extends readonly Codec<any>[]>(
+  name: string,
+  params: C,
+  handler: (ctx: CallContext, ...args: ParsedList<C>) => unknown,
+  options: { aliases?: readonly string[] } = {},
+): MethodDef {
+  return {
+    name,
+    aliases: options.aliases ?? [],
+    params,
+    call: (ctx, raw) => handler(ctx, ...(parseParams(params, raw) as ParsedList<C>)),
+  };
+}
+
+function parseParams(codecs: readonly Codec<unknown>[], raw: unknown[]): unknown[] {
+  if (raw.length > codecs.length) {
+    throw invalidParams(`too many arguments, want at most ${codecs.length}`);
+  }
+  const out = new Array(codecs.length);
+  for (let i = 0; i < codecs.length; i++) {
+    const codec = codecs[i];
+    const value = raw[i];
+    if ((value === undefined || value === null) && !codec.optional) {
+      throw invalidParams(`missing value for required argument ${i}`);
+    }
+    out[i] = codec.parse(value, `${i}`);
+  }
+  return out;
+}
+
+/** Lookup table over all declared methods, aliases included. */
+export class MethodTable {
+  private readonly byName = new Map<string, MethodDef>();
+
+  constructor(defs: Iterable<MethodDef>) {
+    for (const def of defs) this.add(def);
+  }
+
+  add(def: MethodDef): void {
+    for (const name of [def.name, ...def.aliases]) {
+      if (this.byName.has(name)) throw new Error(`method ${name} declared twice`);
+      this.byName.set(name, def);
+    }
+  }
+
+  get(name: string): MethodDef | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Every callable name, aliases included, sorted. */
+  names(): string[] {
+    return [...this.byName.keys()].sort();
+  }
+
+  /** Namespaces with a version, as geth's rpc_modules answers. */
+  modules(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const name of this.byName.keys()) out[name.slice(0, name.indexOf('_'))] = '1.0';
+    return out;
+  }
+}
