@@ -3,7 +3,10 @@
  * Method files declare their params as a list of codecs; the registry runs them before the handler.
  */
 import { Address, hexToBytes } from '@ethereumjs/util';
+import type { BlockRef, BlockTag } from '../chain/types.js';
 import { invalidParams } from './errors.js';
+
+export type { BlockRef, BlockTag };
 
 export interface Codec<T> {
   /** Human name of the expected type, used in error messages. */
@@ -101,14 +104,7 @@ export const string: Codec<string> = {
 /** Any JSON value, passed through (for methods that validate deeper themselves). */
 export const json: Codec<unknown> = { type: 'JSON', parse: (value) => value };
 
-export type BlockTag = 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized';
 const TAGS = new Set<string>(['latest', 'earliest', 'pending', 'safe', 'finalized']);
-
-/** A block reference: a tag, a number, or an EIP-1898 hash reference. */
-export type BlockRef =
-  | { kind: 'tag'; tag: BlockTag }
-  | { kind: 'number'; number: bigint }
-  | { kind: 'hash'; hash: Uint8Array; requireCanonical: boolean };
 
 /** QUANTITY|TAG only (no hash object): eth_getBlockByNumber and friends. */
 export const blockNumberOrTag: Codec<BlockRef> = {

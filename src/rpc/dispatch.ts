@@ -3,6 +3,7 @@
  */
 import { bytesToHex } from '@ethereumjs/util';
 import { ChainError } from '../chain/errors.js';
+import { RawJson } from '../format/hex.js';
 import { ErrorCode, RpcError } from './errors.js';
 import type { CallContext, MethodTable } from './registry.js';
 
@@ -75,7 +76,7 @@ export class Dispatcher {
     this.observe?.(name, failure);
     if (!hasId) return undefined; // notification
     if (failure) return errorText(rid, failure);
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(rid)},"result":${result === undefined ? 'null' : JSON.stringify(result)}}`;
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(rid)},"result":${result === undefined ? 'null' : result instanceof RawJson ? result.json : JSON.stringify(result)}}`;
   }
 }
 

@@ -1,0 +1,40 @@
+/** Node configuration: every option the dev chain accepts, with anvil-compatible defaults. */
+export interface ChainConfig {
+  chainId: bigint;
+  accounts: number;
+  /** Balance of each dev account, in wei. */
+  balance: bigint;
+  mnemonic: string;
+  derivationPath: string;
+  gasLimit: bigint;
+  /** Base fee of the genesis block (wei). */
+  baseFee: bigint;
+  /** Floor for eth_gasPrice (wei). */
+  gasPriceFloor: bigint;
+  hardfork: SupportedHardfork;
+  /** Genesis timestamp (seconds); defaults to now. */
+  timestamp?: bigint;
+}
+
+export const HARDFORKS = ['shanghai', 'cancun', 'prague'] as const;
+export type SupportedHardfork = (typeof HARDFORKS)[number];
+
+export const GWEI = 1_000_000_000n;
+export const ETHER = 10n ** 18n;
+
+export const DEFAULT_MNEMONIC = 'test test test test test test test test test test test junk';
+
+export function defaultConfig(overrides: Partial<ChainConfig> = {}): ChainConfig {
+  return {
+    chainId: 984n,
+    accounts: 10,
+    balance: 10_000n * ETHER,
+    mnemonic: DEFAULT_MNEMONIC,
+    derivationPath: "m/44'/60'/0'/0/",
+    gasLimit: 30_000_000n,
+    baseFee: GWEI,
+    gasPriceFloor: 7n * GWEI,
+    hardfork: 'prague',
+    ...overrides,
+  };
+}

@@ -1,0 +1,76 @@
+/** eth_feeHistory over stored blocks: base fees, gas used ratios and reward percentiles. */
+import type { BlockStore } from './store.js';
+import type { StoredBlock } from './types.js';
+
+export interface FeeHistory {
+  oldestBlock: bigint;
+  baseFeePerGas: bigint[];
+  gasUsedRatio: number[];
+  baseFeePerBlobGas: bigint[];
+  blobGasUsedRatio: number[];
+  reward?: bigint[][];
+}
+
+interface FeeSource {
+  store: BlockStore;
+  common: { isActivatedEIP(eip: number): boolean; param(name: string): bigint };
+}
+
+export function feeHistory(node: FeeSource, count: number, newest: StoredBlock, percentiles: number[] | undefined): FeeHistory {
+  const last = newest.number;
+  const n = BigInt(count) > last + 1n ? last + 1n : BigInt(count);
+  const first = last - n + 1n;
+  const out: FeeHistory = { oldestBlock: first, baseFeePerGas: [], gasUsedRatio: [], baseFeePerBlobGas: [], blobGasUsedRatio: [] };
+  if (percentiles) out.reward = [];
+  const blobs = node.common.isActivatedEIP(4844);
+  const maxBlobGas = blobs ? maxBlobGasPerBlock(node) : 0n;
+  for (const b of node.store.range(first, last)) {
+    const h = b.block.header;
+    out.baseFeePerGas.push(h.baseFeePerGas ?? 0n);
+    out.gasUsedRatio.push(h.gasLimit === 0n ? 0 : Number(h.gasUsed) / Number(h.gasLimit));
+    if (blobs) {
+      out.baseFeePerBlobGas.push(h.getBlobGasPrice());
+      out.blobGasUsedRatio.push(maxBlobGas === 0n ? 0 : Number(h.blobGasUsed ?? 0n) / Number(maxBlobGas));
+    } else {
+      out.baseFeePerBlobGas.push(0n);
+      out.blobGasUsedRatio.push(0);
+    }
+    if (percentiles) out.reward!.push(rewards(b, percentiles));
+  }
+  if (count > 0) {
+    const h = newest.block.header;
+    out.baseFeePerGas.push(h.baseFeePerGas !== undefined ? h.calcNextBaseFee() : 0n);
+    out.baseFeePerBlobGas.push(blobs ? h.calcNextBlobGasPrice(node.common as never) : 0n);
+  }
+  return out;
+}
+
+/** Effective tips at the given gas-weighted percentiles, as geth computes them. */
+function rewards(b: StoredBlock, percentiles: number[]): bigint[] {
+  if (b.txs.length === 0) return percentiles.map(() => 0n);
+  const baseFee = b.block.header.baseFeePerGas ?? 0n;
+  const sorted = b.txs
+    .map((t) => ({ tip: t.receipt.effectiveGasPrice - baseFee, gas: t.receipt.gasUsed }))
+    .sort((x, y) => (x.tip < y.tip ? -1 : x.tip > y.tip ? 1 : 0));
+  const total = Number(b.block.header.gasUsed);
+  const out: bigint[] = [];
+  let i = 0;
+  let sum = Number(sorted[0].gas);
+  for (const p of percentiles) {
+    const threshold = (total * p) / 100;
+    while (sum < threshold && i < sorted.length - 1) {
+      i++;
+      sum += Number(sorted[i].gas);
+    }
+    out.push(sorted[i].tip);
+  }
+  return out;
+}
+
+function maxBlobGasPerBlock(node: FeeSource): bigint {
+  try {
+    return node.common.param('maxBlobGasPerBlock');
+  } catch {
+    return 786432n;
+  }
+}

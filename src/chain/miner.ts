@@ -1,0 +1,89 @@
+/** Builds one block from a list of ready transactions on the live VM. */
+import type { Block } from '@ethereumjs/block';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Address, bytesToHex } from '@ethereumjs/util';
+import { buildBlock, type RunTxResult, type VM } from '@ethereumjs/vm';
+import { effectiveGasPrice, vmRejection } from './txs.js';
+import type { MinedTx, Receipt, StoredBlock } from './types.js';
+
+/** A transaction whose sender is known (recovered once, or impersonated). */
+export interface PendingTx {
+  tx: TypedTransaction;
+  from: Address;
+  hash: Uint8Array;
+  hashHex: string;
+}
+
+export interface BlockEnv {
+  timestamp: bigint;
+  coinbase: Address;
+  gasLimit: bigint;
+  baseFeePerGas?: bigint;
+  prevRandao: Uint8Array;
+}
+
+export interface MineOutcome {
+  stored: StoredBlock;
+  /** Transactions that could not be included (e.g. they no longer fit the block or failed validation). */
+  skipped: Array<{ ptx: PendingTx; error: Error }>;
+}
+
+/**
+ * Run `txs` in order into a new block on top of `parent`. With `requireAll`, a transaction that
+ * cannot be included aborts the block (state reverted) and its error is thrown.
+ */
+export async function mineBlock(vm: VM, parent: Block, txs: readonly PendingTx[], env: BlockEnv, requireAll = false): Promise<MineOutcome> {
+  const builder = await buildBlock(vm, {
+    parentBlock: parent,
+    withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
+    headerData: {
+      timestamp: env.timestamp,
+      coinbase: env.coinbase,
+      gasLimit: env.gasLimit,
+      baseFeePerGas: env.baseFeePerGas,
+      mixHash: env.prevRandao,
+    },
+    blockOpts: { putBlockIntoBlockchain: false, common: vm.common },
+  });
+  const included: Array<{ ptx: PendingTx; result: RunTxResult }> = [];
+  const skipped: MineOutcome['skipped'] = [];
+  for (const ptx of txs) {
+    try {
+      const result = await builder.addTransaction(ptx.tx, { skipHardForkValidation: true });
+      included.push({ ptx, result });
+    } catch (error) {
+      if (requireAll) {
+        await builder.revert();
+        throw vmRejection(error);
+      }
+      skipped.push({ ptx, error: vmRejection(error) });
+    }
+  }
+  const { block } = await builder.build();
+  const hash = block.hash();
+  const stored: StoredBlock = { block, number: block.header.number, hash, hashHex: bytesToHex(hash), txs: [] };
+  let logIndex = 0;
+  const baseFee = block.header.baseFeePerGas;
+  const blobGasPrice = vm.common.isActivatedEIP(4844) ? block.header.getBlobGasPrice() : undefined;
+  included.forEach(({ ptx, result }, index) => {
+    const r = result.receipt as typeof result.receipt & { status: 0 | 1 };
+    const receipt: Receipt = {
+      status: r.status,
+      gasUsed: result.totalGasSpent,
+      cumulativeGasUsed: r.cumulativeBlockGasUsed,
+      effectiveGasPrice: effectiveGasPrice(ptx.tx, baseFee),
+      contractAddress: result.createdAddress,
+      logs: r.logs,
+      firstLogIndex: logIndex,
+      bloom: r.bitvector,
+      returnValue: result.execResult.returnValue,
+      error: result.execResult.exceptionError?.error,
+      blobGasUsed: result.blobGasUsed,
+      blobGasPrice: result.blobGasUsed !== undefined ? blobGasPrice : undefined,
+    };
+    logIndex += r.logs.length;
+    const mined: MinedTx = { tx: ptx.tx, hash: ptx.hash, hashHex: ptx.hashHex, from: ptx.from, index, block: stored, receipt };
+    stored.txs.push(mined);
+  });
+  return { stored, skipped };
+}

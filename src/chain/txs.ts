@@ -1,0 +1,98 @@
+/** Decoding and admission checks for incoming transactions, with geth's error messages. */
+import type { Common } from '@ethereumjs/common';
+import { Capability, TransactionType, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import type { Address } from '@ethereumjs/util';
+import { ChainError } from './errors.js';
+
+/** Decode a signed raw transaction for this chain. Chain id mismatches become `invalid chain id`. */
+export function decodeRawTx(raw: Uint8Array, common: Common): TypedTransaction {
+  if (raw.length === 0) throw new ChainError('typed transaction too short');
+  let tx: TypedTransaction;
+  try {
+    tx = createTxFromRLP(raw, { common });
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    if (/chain ?id/i.test(msg) || /EIP155/i.test(msg)) throw new ChainError('invalid chain id for signer');
+    if (/not supported|unknown tx type|invalid transaction type/i.test(msg)) throw new ChainError(`transaction type not supported: ${firstLine(msg)}`);
+    throw new ChainError(`invalid transaction: ${firstLine(msg)}`);
+  }
+  if (tx.type === TransactionType.BlobEIP4844) {
+    throw new ChainError('transaction type not supported: blob transactions need the blob sidecar, which this node does not accept');
+  }
+  return tx;
+}
+
+/** Recover and return the signer once; a bad signature is a clear error. */
+export function recoverSender(tx: TypedTransaction): Address {
+  try {
+    return tx.getSenderAddress();
+  } catch {
+    throw new ChainError('invalid sender: signature does not recover to an address');
+  }
+}
+
+/** Highest price per gas the sender offers. */
+export function feeCap(tx: TypedTransaction): bigint {
+  return 'maxFeePerGas' in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
+}
+
+/** Price per gas actually paid at `baseFee`. */
+export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefined): bigint {
+  if ('maxFeePerGas' in tx) {
+    const base = baseFee ?? 0n;
+    const withTip = base + tx.maxPriorityFeePerGas;
+    return withTip < tx.maxFeePerGas ? withTip : tx.maxFeePerGas;
+  }
+  return (tx as { gasPrice: bigint }).gasPrice;
+}
+
+export interface AdmissionState {
+  nonce: bigint;
+  balance: bigint;
+  baseFee: bigint | undefined;
+  blockGasLimit: bigint;
+}
+
+/**
+ * Stateless and state checks before a transaction may enter a block, in geth's order and words.
+ * Returns 'future' for a nonce above the account's (the pool decides what to do with it).
+ */
+export function checkAdmission(tx: TypedTransaction, from: Address, s: AdmissionState): 'ready' | 'future' {
+  const who = from.toString();
+  if (tx.gasLimit > s.blockGasLimit) throw new ChainError(`exceeds block gas limit: tx gas ${tx.gasLimit}, block gas limit ${s.blockGasLimit}`);
+  if ('maxFeePerGas' in tx && tx.maxPriorityFeePerGas > tx.maxFeePerGas) {
+    throw new ChainError(`max priority fee per gas higher than max fee per gas: address ${who}, maxPriorityFeePerGas: ${tx.maxPriorityFeePerGas}, maxFeePerGas: ${tx.maxFeePerGas}`);
+  }
+  const intrinsic = tx.getIntrinsicGas();
+  if (tx.gasLimit < intrinsic) throw new ChainError(`intrinsic gas too low: have ${tx.gasLimit}, want ${intrinsic}`);
+  if (tx.supports(Capability.EIP7702EOACode) && 'authorizationList' in tx && (tx.authorizationList as unknown[]).length === 0) {
+    throw new ChainError('EIP-7702 transaction with empty auth list');
+  }
+  if (tx.nonce < s.nonce) throw new ChainError(`nonce too low: address ${who}, tx: ${tx.nonce} state: ${s.nonce}`);
+  if (s.baseFee !== undefined && feeCap(tx) < s.baseFee) {
+    throw new ChainError(`max fee per gas less than block base fee: address ${who}, maxFeePerGas: ${feeCap(tx)}, baseFee: ${s.baseFee}`);
+  }
+  const cost = tx.gasLimit * feeCap(tx) + tx.value;
+  if (s.balance < cost) {
+    throw new ChainError(`insufficient funds for gas * price + value: address ${who} have ${s.balance} want ${cost}`);
+  }
+  return tx.nonce > s.nonce ? 'future' : 'ready';
+}
+
+function firstLine(msg: string): string {
+  return msg.split('\n')[0].replace(/\s*\(tx type=.*$/, '');
+}
+
+/** Translate an ethereumjs validation error into geth's words. */
+export function vmRejection(err: unknown): ChainError {
+  if (err instanceof ChainError) return err;
+  const msg = err instanceof Error ? err.message : String(err);
+  const line = firstLine(msg).replace(/ \(.*-> .*\)$/, '');
+  if (/EIP-3607/.test(line)) return new ChainError('sender not an eoa');
+  if (/floor|EIP-7623/i.test(line)) return new ChainError(`insufficient gas for floor data gas cost: ${line}`);
+  if (/INTRINSIC_GAS_TOO_LOW/.test(line)) return new ChainError(`intrinsic gas too low: ${line}`);
+  if (/higher gas limit than/.test(line)) return new ChainError('exceeds block gas limit');
+  if (/enough funds/.test(line)) return new ChainError(`insufficient funds for gas * price + value: ${line}`);
+  if (/correct nonce/.test(line)) return new ChainError(`nonce too low: ${line}`);
+  return new ChainError(line);
+}

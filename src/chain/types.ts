@@ -1,0 +1,84 @@
+/** Plain chain records kept by the node (no JSON here; src/format turns them into RPC objects). */
+import type { Block } from '@ethereumjs/block';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import type { Address } from '@ethereumjs/util';
+
+/** One log as the EVM emits it: [address, topics, data]. */
+export type RawLog = [Uint8Array, Uint8Array[], Uint8Array];
+
+export interface Receipt {
+  status: 0 | 1;
+  gasUsed: bigint;
+  cumulativeGasUsed: bigint;
+  effectiveGasPrice: bigint;
+  contractAddress?: Address;
+  logs: RawLog[];
+  /** Block-wide index of this receipt's first log. */
+  firstLogIndex: number;
+  bloom: Uint8Array;
+  /** What the top call returned (revert data when status is 0). */
+  returnValue: Uint8Array;
+  /** EVM error of a failed transaction, e.g. "revert", "out of gas". */
+  error?: string;
+  blobGasUsed?: bigint;
+  blobGasPrice?: bigint;
+}
+
+export interface MinedTx {
+  tx: TypedTransaction;
+  hash: Uint8Array;
+  hashHex: string;
+  from: Address;
+  index: number;
+  block: StoredBlock;
+  receipt: Receipt;
+}
+
+export interface StoredBlock {
+  block: Block;
+  number: bigint;
+  hash: Uint8Array;
+  hashHex: string;
+  txs: MinedTx[];
+}
+
+export type BlockTag = 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized';
+
+/** A block reference: a tag, a number, or an EIP-1898 hash reference. */
+export type BlockRef =
+  | { kind: 'tag'; tag: BlockTag }
+  | { kind: 'number'; number: bigint }
+  | { kind: 'hash'; hash: Uint8Array; requireCanonical: boolean };
+
+export const LATEST: BlockRef = { kind: 'tag', tag: 'latest' };
+
+/** A transaction or call as a caller describes it (eth_call, eth_sendTransaction, ...). */
+export interface TxRequest {
+  from?: Address;
+  to?: Address;
+  gas?: bigint;
+  gasPrice?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  value?: bigint;
+  data?: Uint8Array;
+  nonce?: bigint;
+  type?: number;
+  chainId?: bigint;
+  accessList?: Array<{ address: Address; storageKeys: Uint8Array[] }>;
+  authorizationList?: Array<{ chainId: bigint; address: Address; nonce: bigint; yParity: bigint; r: bigint; s: bigint }>;
+  maxFeePerBlobGas?: bigint;
+  blobVersionedHashes?: Uint8Array[];
+}
+
+/** Per-account state override for eth_call (geth's StateOverride). */
+export interface AccountOverride {
+  balance?: bigint;
+  nonce?: bigint;
+  code?: Uint8Array;
+  /** Replace the whole storage. */
+  state?: Array<[Uint8Array, Uint8Array]>;
+  /** Patch individual slots. */
+  stateDiff?: Array<[Uint8Array, Uint8Array]>;
+}
+export type StateOverrides = Array<[Address, AccountOverride]>;

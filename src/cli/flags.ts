@@ -1,0 +1,48 @@
+/** Flag value parsers: each names the problem so commander can name the flag. */
+import { InvalidArgumentError } from 'commander';
+import { validateMnemonic } from '@scure/bip39';
+import { wordlist } from '@scure/bip39/wordlists/english.js';
+import { HARDFORKS, type SupportedHardfork } from '../chain/config.js';
+import { parseEther } from './units.js';
+
+const fail = (msg: string): never => {
+  throw new InvalidArgumentError(msg);
+};
+
+export function intIn(min: number, max: number, what: string) {
+  return (text: string): number => {
+    if (!/^\d+$/.test(text)) fail(`${what} must be a whole number`);
+    const n = Number(text);
+    if (n < min || n > max) fail(`${what} must be between ${min} and ${max}`);
+    return n;
+  };
+}
+
+/** A non-negative integer amount (wei, gas) of any size; decimal or 0x-hex. */
+export function bigUint(what: string, min = 0n) {
+  return (text: string): bigint => {
+    if (!/^(\d+|0x[0-9a-fA-F]+)$/.test(text)) fail(`${what} must be a non-negative whole number`);
+    const n = BigInt(text);
+    if (n < min) fail(`${what} must be at least ${min}`);
+    return n;
+  };
+}
+
+export function ether(text: string): bigint {
+  const wei = parseEther(text);
+  return wei ?? fail('balance must be a non-negative number of ether, e.g. 10000 or 0.5');
+}
+
+export function hardfork(text: string): SupportedHardfork {
+  const h = text.toLowerCase();
+  return (HARDFORKS as readonly string[]).includes(h) ? (h as SupportedHardfork) : fail(`hardfork must be one of ${HARDFORKS.join(', ')}`);
+}
+
+export function mnemonic(text: string): string {
+  const m = text.trim().split(/\s+/).join(' ');
+  return validateMnemonic(m, wordlist) ? m : fail('not a valid BIP-39 English mnemonic');
+}
+
+export function derivationPath(text: string): string {
+  return /^m(\/\d+'?)*\/?$/.test(text) ? text : fail("derivation path must look like m/44'/60'/0'/0/");
+}

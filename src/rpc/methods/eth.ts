@@ -1,0 +1,177 @@
+/** eth_* methods: thin adapters from validated params to the node, and from chain objects to JSON. */
+import { bytesToHex } from '@ethereumjs/util';
+import type { DevNode } from '../../chain/node.js';
+import { signMessage, signTypedData } from '../../chain/signing.js';
+import { parseTypedData } from '../../chain/typedData.js';
+import { LATEST, type BlockRef, type StoredBlock } from '../../chain/types.js';
+import { formatBlock } from '../../format/block.js';
+import { addr, hex, qty } from '../../format/hex.js';
+import { formatReceipt } from '../../format/receipt.js';
+import { formatMinedTx } from '../../format/tx.js';
+import { address, arrayOf, blockId, blockNumberOrTag, bool, data, hash32, json, optional, quantity, uint, type Codec } from '../codecs.js';
+import { invalidParams } from '../errors.js';
+import { stateOverrides, txRequest } from '../params.js';
+import { method, type MethodDef } from '../registry.js';
+
+const latest = optional(blockId, LATEST);
+
+/** Block count for eth_feeHistory: QUANTITY or a plain JSON number, as geth accepts. */
+const blockCount: Codec<number> = {
+  type: 'block count',
+  parse(value, where) {
+    const n = typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : uint.parse(value, where);
+    if (n > 1024) throw invalidParams(`invalid argument ${where}: block count ${n} exceeds the maximum of 1024`);
+    return n;
+  },
+};
+
+const percentiles: Codec<number[] | undefined> = {
+  type: 'reward percentiles',
+  optional: true,
+  parse(value, where) {
+    if (value === undefined || value === null) return undefined;
+    if (!Array.isArray(value) || value.length > 100) throw invalidParams(`invalid argument ${where}: expected an array of at most 100 percentiles`);
+    let prev = -1;
+    return value.map((p, i) => {
+      if (typeof p !== 'number' || p < 0 || p > 100) throw invalidParams(`invalid reward percentile ${JSON.stringify(p)} at ${where}[${i}]: must be a number in [0, 100]`);
+      if (p < prev) throw invalidParams(`invalid reward percentile ${p} at ${where}[${i}]: percentiles must be non-decreasing`);
+      prev = p;
+      return p;
+    });
+  },
+};
+
+export function ethMethods(node: DevNode): MethodDef[] {
+  const blockOrNull = (b: StoredBlock | undefined, full: boolean) => (b ? formatBlock(b, full) : null);
+  const txAt = (b: StoredBlock | undefined, index: number) => {
+    const t = b?.txs[index];
+    return t ? formatMinedTx(t) : null;
+  };
+  const byHash = (h: Uint8Array): BlockRef => ({ kind: 'hash', hash: h, requireCanonical: false });
+
+  return [
+    // ------------------------------------------------------------ chain info
+    method('eth_chainId', [], () => qty(node.config.chainId)),
+    method('eth_blockNumber', [], () => qty(node.head.number)),
+    method('eth_syncing', [], () => false),
+    method('eth_mining', [], () => true),
+    method('eth_hashrate', [], () => '0x0'),
+    method('eth_coinbase', [], () => addr(node.head.block.header.coinbase)),
+    method('eth_accounts', [], () => node.accounts.map((a) => addr(a.address))),
+    method('eth_requestAccounts', [], () => node.accounts.map((a) => addr(a.address))),
+    method('eth_protocolVersion', [], () => '0x41'),
+
+    // ------------------------------------------------------------ fees
+    /** Next base fee plus the suggested tip, never below the gas price floor (7 gwei by default). */
+    method('eth_gasPrice', [], () => qty(node.gasPrice())),
+    method('eth_maxPriorityFeePerGas', [], () => qty(node.maxPriorityFeePerGas())),
+    method('eth_blobBaseFee', [], () => qty(node.blobBaseFee())),
+    method('eth_feeHistory', [blockCount, blockNumberOrTag, percentiles], (count, newest, pct) => {
+      const h = node.feeHistory(count, newest, pct);
+      const out: Record<string, unknown> = {
+        oldestBlock: qty(h.oldestBlock),
+        baseFeePerGas: h.baseFeePerGas.map(qty),
+        gasUsedRatio: h.gasUsedRatio,
+        baseFeePerBlobGas: h.baseFeePerBlobGas.map(qty),
+        blobGasUsedRatio: h.blobGasUsedRatio,
+      };
+      if (h.reward) out.reward = h.reward.map((r) => r.map(qty));
+      return out;
+    }),
+
+    // ------------------------------------------------------------ state
+    method('eth_getBalance', [address, latest], async (a, b) => qty((await node.getAccount(a, b)).balance)),
+    method('eth_getTransactionCount', [address, latest], async (a, b) => qty(await node.getNonce(a, b))),
+    method('eth_getCode', [address, latest], async (a, b) => hex(await node.getCode(a, b))),
+    method('eth_getStorageAt', [address, quantity, latest], async (a, slot, b) => {
+      if (slot >= 1n << 256n) throw invalidParams('invalid argument 1: storage slot exceeds 32 bytes');
+      return hex(await node.getStorageAt(a, slot, b));
+    }),
+    /** EIP-1186 account and storage proof against the block's state root. */
+    method('eth_getProof', [address, arrayOf(quantity), latest], async (a, slots, b) => {
+      if (slots.some((s) => s >= 1n << 256n)) throw invalidParams('invalid argument 1: storage key exceeds 32 bytes');
+      const p = await node.getProof(a, slots, b);
+      return {
+        address: p.address,
+        accountProof: p.accountProof,
+        balance: p.balance,
+        codeHash: p.codeHash,
+        nonce: p.nonce,
+        storageHash: p.storageHash,
+        storageProof: p.storageProof.map((s) => ({ key: s.key, value: s.value, proof: s.proof })),
+      };
+    }),
+
+    // ------------------------------------------------------------ blocks
+    method('eth_getBlockByNumber', [blockNumberOrTag, optional(bool, false)], (b, full) => blockOrNull(node.block(b), full)),
+    method('eth_getBlockByHash', [hash32, optional(bool, false)], (h, full) => blockOrNull(node.block(byHash(h)), full)),
+    method('eth_getBlockTransactionCountByNumber', [blockNumberOrTag], (b) => {
+      const blk = node.block(b);
+      return blk ? qty(blk.txs.length) : null;
+    }),
+    method('eth_getBlockTransactionCountByHash', [hash32], (h) => {
+      const blk = node.block(byHash(h));
+      return blk ? qty(blk.txs.length) : null;
+    }),
+    method('eth_getUncleCountByBlockNumber', [blockNumberOrTag], (b) => (node.block(b) ? '0x0' : null)),
+    method('eth_getUncleCountByBlockHash', [hash32], (h) => (node.block(byHash(h)) ? '0x0' : null)),
+    method('eth_getUncleByBlockNumberAndIndex', [blockNumberOrTag, uint], () => null),
+    method('eth_getUncleByBlockHashAndIndex', [hash32, uint], () => null),
+    method('eth_getBlockReceipts', [blockId], (b) => {
+      const blk = node.block(b);
+      return blk ? blk.txs.map(formatReceipt) : null;
+    }),
+
+    // ------------------------------------------------------------ transactions
+    method('eth_getTransactionByHash', [hash32], (h) => {
+      const t = node.tx(bytesToHex(h));
+      return t ? formatMinedTx(t) : null;
+    }),
+    method('eth_getTransactionByBlockHashAndIndex', [hash32, uint], (h, i) => txAt(node.block(byHash(h)), i)),
+    method('eth_getTransactionByBlockNumberAndIndex', [blockNumberOrTag, uint], (b, i) => txAt(node.block(b), i)),
+    method('eth_getRawTransactionByHash', [hash32], (h) => {
+      const t = node.tx(bytesToHex(h));
+      return t ? hex(t.tx.serialize()) : null;
+    }),
+    method('eth_getTransactionReceipt', [hash32], (h) => {
+      const t = node.tx(bytesToHex(h));
+      return t ? formatReceipt(t) : null;
+    }),
+    /** Accepts a signed transaction; with automine it answers once the block exists. */
+    method('eth_sendRawTransaction', [data], async (raw) => hex(await node.sendRawTransaction(raw))),
+    /** Sends from a dev account: fills nonce, fees and gas (by estimate), signs, submits. */
+    method('eth_sendTransaction', [txRequest], async (req) => {
+      if (!req.from) throw invalidParams('invalid argument 0: missing "from"');
+      return hex(await node.sendTransaction(req));
+    }),
+    method('eth_signTransaction', [txRequest], async (req) => {
+      if (!req.from) throw invalidParams('invalid argument 0: missing "from"');
+      return hex((await node.signTransaction(req)).serialize());
+    }),
+
+    // ------------------------------------------------------------ signing
+    /** EIP-191 personal message signature: eth_sign(address, message). */
+    method('eth_sign', [address, data], (a, msg) => hex(signMessage(msg, node.keyOf(a).privateKey))),
+    /** Same as eth_sign with the parameters swapped: personal_sign(message, address). */
+    method('personal_sign', [data, address], (msg, a) => hex(signMessage(msg, node.keyOf(a).privateKey))),
+    /** EIP-712 signature of a typed-data document (object or JSON string). */
+    method(
+      'eth_signTypedData_v4',
+      [address, json],
+      (a, doc) => hex(signTypedData(parseTypedData(doc), node.keyOf(a).privateKey)),
+      { aliases: ['eth_signTypedData'] },
+    ),
+
+    // ------------------------------------------------------------ execution
+    /** Executes without creating a transaction; third param: geth state overrides. */
+    method('eth_call', [txRequest, latest, stateOverrides], async (req, b, o) => hex(await node.call(req, b, o))),
+    /** Smallest gas limit that succeeds (exact binary search). */
+    method('eth_estimateGas', [txRequest, latest, stateOverrides], async (req, b, o) => qty(await node.estimateGas(req, b, o))),
+    method('eth_createAccessList', [txRequest, latest], async (req, b) => {
+      const r = await node.createAccessList(req, b);
+      const out: Record<string, unknown> = { accessList: r.accessList, gasUsed: qty(r.gasUsed) };
+      if (r.error) out.error = r.error;
+      return out;
+    }),
+  ];
+}

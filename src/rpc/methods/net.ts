@@ -1,0 +1,12 @@
+/** net_* methods: a dev node is alone on its network. */
+import type { DevNode } from '../../chain/node.js';
+import { method, type MethodDef } from '../registry.js';
+
+export function netMethods(node: DevNode): MethodDef[] {
+  return [
+    /** Network id, as a decimal string (the chain id). */
+    method('net_version', [], () => node.config.chainId.toString()),
+    method('net_listening', [], () => true),
+    method('net_peerCount', [], () => '0x0'),
+  ];
+}

@@ -1,0 +1,80 @@
+/** Structured param codecs shared by several namespaces: transaction requests and state overrides. */
+import type { AccountOverride, StateOverrides, TxRequest } from '../chain/types.js';
+import { address, arrayOf, bytesN, data, hash32, optional, quantity, record, struct, uint, type Codec } from './codecs.js';
+import { invalidParams } from './errors.js';
+
+const accessListEntry = struct({ address, storageKeys: optional(arrayOf(hash32), []) }, 'access list entry');
+
+const authorization = struct(
+  { chainId: quantity, address, nonce: quantity, yParity: quantity, r: quantity, s: quantity },
+  'authorization',
+);
+
+const txArgs = struct(
+  {
+    from: optional(address),
+    to: optional(address),
+    gas: optional(quantity),
+    gasPrice: optional(quantity),
+    maxFeePerGas: optional(quantity),
+    maxPriorityFeePerGas: optional(quantity),
+    value: optional(quantity),
+    nonce: optional(quantity),
+    data: optional(data),
+    input: optional(data),
+    type: optional(uint),
+    chainId: optional(quantity),
+    accessList: optional(arrayOf(accessListEntry)),
+    authorizationList: optional(arrayOf(authorization)),
+    maxFeePerBlobGas: optional(quantity),
+    blobVersionedHashes: optional(arrayOf(hash32)),
+  },
+  'transaction object',
+);
+
+/** geth's TransactionArgs: `data` and `input` are synonyms (must agree when both are given). */
+export const txRequest: Codec<TxRequest> = {
+  type: 'transaction object',
+  parse(value, where) {
+    const a = txArgs.parse(value, where);
+    if (a.data && a.input && Buffer.compare(Buffer.from(a.data), Buffer.from(a.input)) !== 0) {
+      throw invalidParams(`invalid argument ${where}: both "data" and "input" are set and not equal. Please use "input" to pass transaction call data`);
+    }
+    if (a.gasPrice !== undefined && (a.maxFeePerGas !== undefined || a.maxPriorityFeePerGas !== undefined)) {
+      throw invalidParams(`invalid argument ${where}: both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified`);
+    }
+    if (a.type !== undefined && ![0, 1, 2, 4].includes(a.type)) {
+      throw invalidParams(`invalid argument ${where}.type: transaction type ${a.type} not supported`);
+    }
+    const { input, data: d, ...rest } = a;
+    return { ...rest, data: input ?? d } as TxRequest;
+  },
+};
+
+const slotMap = record(hash32, hash32);
+
+const accountOverride: Codec<AccountOverride> = struct(
+  {
+    balance: optional(quantity),
+    nonce: optional(quantity),
+    code: optional(data),
+    state: optional(slotMap),
+    stateDiff: optional(slotMap),
+  },
+  'account override',
+) as Codec<AccountOverride>;
+
+export const stateOverrides: Codec<StateOverrides> = {
+  type: 'state override',
+  optional: true,
+  parse(value, where) {
+    if (value === undefined || value === null) return undefined as unknown as StateOverrides;
+    const entries = record(address, accountOverride).parse(value, where);
+    for (const [a, o] of entries) {
+      if (o.state && o.stateDiff) throw invalidParams(`invalid argument ${where}: account ${a.toString()} has both 'state' and 'stateDiff'`);
+    }
+    return entries;
+  },
+};
+
+export const bytes32 = bytesN(32, 'hash');
