@@ -8,7 +8,7 @@ import type { Common } from '@ethereumjs/common';
 import { getActivePrecompiles, type EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { MerkleStateManager, getMerkleStateProof, type Proof } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Account, Address, bytesToHex, setLengthLeft } from '@ethereumjs/util';
+import { Account, Address, bytesToHex, createAddressFromString, setLengthLeft } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { deriveAccounts, type DevAccount } from './accounts.js';
 import { makeCommon } from './common.js';
@@ -17,17 +17,41 @@ import { ChainError } from './errors.js';
 import * as exec from './execute.js';
 import { feeHistory, type FeeHistory } from './fees.js';
 import { Lock } from './lock.js';
+import { Clock } from './clock.js';
+import { TxPool, type BlockOrder } from './txpool.js';
 import { mineBlock, type BlockEnv, type PendingTx } from './miner.js';
 import { unsignedTx } from './request.js';
 import { BlockStore } from './store.js';
 import { checkAdmission, decodeRawTx, recoverSender } from './txs.js';
-import type { BlockRef, MinedTx, StateOverrides, StoredBlock, TxRequest } from './types.js';
+import { LATEST, type BlockRef, type MinedTx, type StateOverrides, type StoredBlock, type TxRequest } from './types.js';
 
 /** Priority fee the node suggests (eth_maxPriorityFeePerGas) and fills in for eth_sendTransaction. */
 export const DEFAULT_TIP = GWEI;
 
 export interface NodeEvents {
+  /** A block was added to the chain. */
   block: [StoredBlock];
+  /** A transaction entered the pool. */
+  pendingTx: [PendingTx];
+  /** A transaction left the pool without being mined (replaced, dropped, failed). */
+  dropped: [PendingTx, string];
+  /** Blocks were removed from the chain (snapshot revert, reset), oldest first. */
+  reorg: [StoredBlock[]];
+  /** A background task (interval mining) failed. */
+  error: [Error];
+}
+
+export interface MiningSettings {
+  auto: boolean;
+  intervalMs: number | undefined;
+  order: BlockOrder;
+}
+
+interface Snapshot {
+  blockNumber: bigint;
+  pool: TxPool;
+  clock: Clock;
+  mining: MiningSettings;
 }
 
 export class DevNode {
@@ -36,6 +60,19 @@ export class DevNode {
   private readonly lock = new Lock();
   private readonly keys = new Map<string, DevAccount>();
   private readonly precompiles: Set<string>;
+  /** Transactions waiting for a block. */
+  pool = new TxPool();
+  clock = new Clock();
+  readonly mining: MiningSettings = { auto: true, intervalMs: undefined, order: 'fees' };
+  private intervalTimer: NodeJS.Timeout | undefined;
+  private readonly snapshots = new Map<bigint, Snapshot>();
+  private nextSnapshotId = 1n;
+  /** Block settings that test controls may change. */
+  blockGasLimit: bigint;
+  coinbase = exec.ZERO_ADDRESS;
+  prevRandao = new Uint8Array(32);
+  /** Base fee for the next block only (anvil_setNextBlockBaseFeePerGas). */
+  nextBaseFeeOverride: bigint | undefined;
 
   private constructor(
     readonly config: ChainConfig,
@@ -45,6 +82,7 @@ export class DevNode {
     private readonly state: MerkleStateManager,
   ) {
     for (const a of accounts) this.keys.set(a.address.toString(), a);
+    this.blockGasLimit = config.gasLimit;
     this.precompiles = new Set([...getActivePrecompiles(common).keys()].map((a) => '0x' + a));
   }
 
@@ -79,7 +117,7 @@ export class DevNode {
         header: {
           number: 0n,
           gasLimit: this.config.gasLimit,
-          timestamp: this.config.timestamp ?? BigInt(Math.floor(Date.now() / 1000)),
+          timestamp: this.config.timestamp ?? this.clock.now(),
           baseFeePerGas: this.common.isActivatedEIP(1559) ? this.config.baseFee : undefined,
           stateRoot,
           difficulty: 0n,
@@ -179,8 +217,11 @@ export class DevNode {
 
   /** Next nonce of `address`; with `pending`, counting transactions waiting in the pool. */
   async getNonce(address: Address, ref: BlockRef): Promise<bigint> {
-    const account = await this.getAccount(address, ref.kind === 'tag' && ref.tag === 'pending' ? { kind: 'tag', tag: 'latest' } : ref);
-    return account.nonce;
+    if (ref.kind === 'tag' && ref.tag === 'pending') {
+      const nonce = (await this.getAccount(address, LATEST)).nonce;
+      return nonce + BigInt(this.pool.split(address.toString(), nonce).pending.length);
+    }
+    return (await this.getAccount(address, ref)).nonce;
   }
 
   async getProof(address: Address, slots: bigint[], ref: BlockRef): Promise<Proof> {
@@ -258,7 +299,7 @@ export class DevNode {
     const tx = decodeRawTx(raw, this.common);
     const hash = tx.hash();
     const hashHex = bytesToHex(hash);
-    if (this.store.tx(hashHex)) throw new ChainError('already known');
+    if (this.store.tx(hashHex) || this.pool.has(hashHex)) throw new ChainError('already known');
     const from = recoverSender(tx);
     return this.submit({ tx, from, hash, hashHex });
   }
@@ -306,50 +347,156 @@ export class DevNode {
     return out;
   }
 
-  /** Admission checks, then automine: the transaction gets a block of its own. */
-  private async submit(ptx: PendingTx): Promise<Uint8Array> {
+  /**
+   * Admission checks, then into the pool. With automine the transaction (and any queued ones it
+   * unblocks) are mined at once, one block each, before this resolves.
+   */
+  async submit(ptx: PendingTx): Promise<Uint8Array> {
     return this.lock.run(async () => {
-      if (this.store.tx(ptx.hashHex)) throw new ChainError('already known');
+      if (this.store.tx(ptx.hashHex) || this.pool.has(ptx.hashHex)) throw new ChainError('already known');
       const account = (await this.state.getAccount(ptx.from)) ?? new Account();
       const head = this.store.head.block.header;
-      const readiness = checkAdmission(ptx.tx, ptx.from, {
+      checkAdmission(ptx.tx, ptx.from, {
         nonce: account.nonce,
         balance: account.balance,
         baseFee: this.common.isActivatedEIP(1559) ? head.calcNextBaseFee() : undefined,
-        blockGasLimit: this.config.gasLimit,
+        blockGasLimit: this.blockGasLimit,
       });
-      if (readiness === 'future') {
-        throw new ChainError(`nonce too high: address ${ptx.from.toString()}, tx: ${ptx.tx.nonce} state: ${account.nonce}; transactions with a nonce gap are not queued yet, send nonce ${account.nonce} first`);
+      const replaced = this.pool.add(ptx);
+      if (replaced) this.events.emit('dropped', replaced, 'replaced');
+      this.events.emit('pendingTx', ptx);
+      if (this.mining.auto) {
+        const ready = this.pool.split(ptx.from.toString(), account.nonce).pending;
+        for (const next of ready) {
+          this.pool.remove(next.hashHex);
+          try {
+            await this.mine([next], true);
+          } catch (err) {
+            if (next === ptx) throw err;
+            this.events.emit('dropped', next, (err as Error).message);
+          }
+        }
       }
-      await this.mine([ptx], true);
       return ptx.hash;
     });
   }
 
-  /** Mine one block on the live state (caller holds the lock). */
+  /** Mine one block on the live state from `txs` (caller holds the lock). */
   private async mine(txs: PendingTx[], requireAll: boolean): Promise<StoredBlock> {
     const parent = this.store.head.block;
-    const { stored } = await mineBlock(this.vm, parent, txs, this.nextEnv(parent), requireAll);
+    const { stored, skipped } = await mineBlock(this.vm, parent, txs, this.nextEnv(parent), requireAll);
+    // Transactions that no longer fit stay in the pool for the next block.
+    for (const s of skipped) {
+      if (/gas limit|remaining gas/.test(s.error.message)) this.pool.add(s.ptx);
+      else this.events.emit('dropped', s.ptx, s.error.message);
+    }
     this.store.add(stored);
     this.events.emit('block', stored);
     return stored;
   }
 
   private nextEnv(parent: Block): BlockEnv {
-    const now = BigInt(Math.floor(Date.now() / 1000));
-    const min = parent.header.timestamp + 1n;
     return {
-      timestamp: now > min ? now : min,
-      coinbase: exec.ZERO_ADDRESS,
-      gasLimit: this.config.gasLimit,
-      baseFeePerGas: this.common.isActivatedEIP(1559) ? parent.header.calcNextBaseFee() : undefined,
-      prevRandao: new Uint8Array(32),
+      timestamp: this.clock.next(parent.header.timestamp),
+      coinbase: this.coinbase,
+      gasLimit: this.blockGasLimit,
+      baseFeePerGas: this.common.isActivatedEIP(1559) ? (this.nextBaseFeeOverride ?? parent.header.calcNextBaseFee()) : undefined,
+      prevRandao: this.prevRandao,
     };
   }
 
-  /** Mine an empty block (or with what the pool holds). */
+  /** Mine one block from the pool's executable transactions in the configured order. */
   async mineNow(): Promise<StoredBlock> {
-    return this.lock.run(() => this.mine([], false));
+    return this.lock.run(() => this.minePool());
+  }
+
+  private async minePool(): Promise<StoredBlock> {
+    const nonces = new Map<string, bigint>();
+    for (const sender of this.pool.senderAddresses()) {
+      nonces.set(sender, (await this.state.getAccount(createAddressFromString(sender)))?.nonce ?? 0n);
+    }
+    const parent = this.store.head.block.header;
+    const baseFee = this.common.isActivatedEIP(1559) ? parent.calcNextBaseFee() : undefined;
+    const picked: PendingTx[] = [];
+    const blocked = new Set<string>();
+    let gas = 0n;
+    for (const p of this.pool.ordered(nonces, this.mining.order, baseFee)) {
+      const sender = p.from.toString();
+      // Overflow stays pending; a sender's later nonces cannot go in once one was left out.
+      if (blocked.has(sender) || gas + p.tx.gasLimit > this.blockGasLimit) {
+        blocked.add(sender);
+        continue;
+      }
+      gas += p.tx.gasLimit;
+      picked.push(p);
+    }
+    for (const p of picked) this.pool.remove(p.hashHex);
+    const block = await this.mine(picked, false);
+    this.nextBaseFeeOverride = undefined;
+    return block;
+  }
+
+  // ---------------------------------------------------------------- mining modes
+
+  /** Turn automine on or off; turning it on mines what waits in the pool. */
+  async setAutomine(on: boolean): Promise<void> {
+    this.mining.auto = on;
+    if (on && this.pool.size > 0) await this.mineNow();
+  }
+
+  /** Mine a block every `ms` milliseconds (0 turns interval mining off). */
+  setIntervalMining(ms: number): void {
+    if (this.intervalTimer) clearInterval(this.intervalTimer);
+    this.intervalTimer = undefined;
+    this.mining.intervalMs = ms > 0 ? ms : undefined;
+    if (ms > 0) {
+      this.intervalTimer = setInterval(() => {
+        this.mineNow().catch((err) => this.events.emit('error', err as Error));
+      }, ms);
+      this.intervalTimer.unref();
+    }
+  }
+
+  // ---------------------------------------------------------------- snapshots
+
+  /** Record everything needed to come back here; returns the snapshot id. */
+  snapshot(): bigint {
+    const id = this.nextSnapshotId++;
+    this.snapshots.set(id, {
+      blockNumber: this.store.headNumber,
+      pool: this.pool.clone(),
+      clock: this.clock.clone(),
+      mining: { ...this.mining },
+    });
+    return id;
+  }
+
+  /** Return to snapshot `id`; it and every later snapshot are used up. False for unknown ids. */
+  async revert(id: bigint): Promise<boolean> {
+    const snap = this.snapshots.get(id);
+    if (!snap) return false;
+    for (const k of [...this.snapshots.keys()]) if (k >= id) this.snapshots.delete(k);
+    await this.lock.run(async () => {
+      await this.rewind(snap.blockNumber);
+      this.pool = snap.pool;
+      this.clock = snap.clock;
+    });
+    this.mining.auto = snap.mining.auto;
+    this.mining.order = snap.mining.order;
+    this.setIntervalMining(snap.mining.intervalMs ?? 0);
+    return true;
+  }
+
+  /** Drop every block above `n` and reset the live state to block n (caller holds the lock). */
+  private async rewind(n: bigint): Promise<void> {
+    const dropped = this.store.truncate(n);
+    await this.state.setStateRoot(this.store.head.block.header.stateRoot);
+    if (dropped.length) this.events.emit('reorg', dropped);
+  }
+
+  /** Stop timers (interval mining); the node is unusable afterwards. */
+  close(): void {
+    this.setIntervalMining(0);
   }
 }
 

@@ -25,5 +25,13 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
   const node = await DevNode.create(defaultConfig(options.chain));
   const dispatcher = new Dispatcher(createMethodTable(node, VERSION), options.observe);
   const server = await startServer(dispatcher, { host: options.host ?? '127.0.0.1', port: options.port ?? 8545 });
-  return { node, server, dispatcher, close: () => server.close() };
+  return {
+    node,
+    server,
+    dispatcher,
+    close: async () => {
+      node.close();
+      await server.close();
+    },
+  };
 }
