@@ -60,7 +60,7 @@ export interface Receipt {
   gasUsed?: string;
 }
 
-/** Poll eth_getTransactionReceipt until it is non-null (immediately at first, then every ms). */
+/** Poll eth_getTransactionReceipt until non-null: back to back for 20 polls, then every ms. */
 export async function waitReceipt(
   rpc: RpcClient,
   hash: string,
@@ -73,7 +73,7 @@ export async function waitReceipt(
     const r = await rpc.call<Receipt | null>('eth_getTransactionReceipt', [hash]);
     if (r) return r;
     if (Date.now() - t0 > timeoutMs) throw new Error(`no receipt for ${hash} after ${timeoutMs} ms`);
-    if (i >= 3) await sleep(1);
+    if (i >= 20) await sleep(1);
   }
 }
 

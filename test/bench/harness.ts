@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
@@ -67,12 +67,15 @@ export interface BenchNode {
 
 let rootCache: string | undefined;
 
-/** The repository root: the nearest ancestor of this file holding package.json. */
+/**
+ * The repository root: the nearest ancestor of this file holding package.json,
+ * skipping the build output folder (tsc may copy package.json into dist/).
+ */
 export function repoRoot(): string {
   if (rootCache) return rootCache;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return (rootCache = dir);
+    if (basename(dir) !== 'dist' && existsSync(join(dir, 'package.json'))) return (rootCache = dir);
     const up = dirname(dir);
     if (up === dir) throw new Error('cannot find the repository root (package.json)');
     dir = up;
