@@ -52,7 +52,8 @@ export async function runDiscarded(
     await options.prepare?.();
     const from = req.from ?? ZERO_ADDRESS;
     const nonce = req.nonce ?? ((await vm.stateManager.getAccount(from))?.nonce ?? 0n);
-    const tx = withFakeSender({ ...req, nonce }, vm.common as Common, from);
+    // Without a gas limit a call may use the whole block, as in geth and anvil.
+    const tx = withFakeSender({ ...req, nonce, gas: req.gas ?? block.header.gasLimit }, vm.common as Common, from);
     const result = await runTx(vm, {
       tx,
       block,
@@ -138,7 +139,8 @@ export async function createAccessList(vm: VM, block: Block, req: TxRequest, pre
   for (let round = 0; round < 4; round++) {
     const { result, error } = await runDiscarded(vm, block, { ...req, accessList: list, type: req.type ?? 2 }, { reportAccessList: true }).catch(rethrow);
     const next = (result.accessList ?? [])
-      .filter((e) => e.address !== from && e.address !== to && !precompiles.has(e.address))
+      // As geth: sender, recipient and precompiles are warm anyway; their storage slots still count.
+      .filter((e) => e.storageKeys.length > 0 || (e.address !== from && e.address !== to && !precompiles.has(e.address)))
       .map((e) => ({ address: new Address(Buffer.from(e.address.slice(2), 'hex')), storageKeys: e.storageKeys.map((k) => Buffer.from(k.slice(2), 'hex')) }));
     const same = JSON.stringify(next.map(show)) === JSON.stringify(list.map(show));
     if (same || round === 3) {

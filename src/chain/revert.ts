@@ -36,8 +36,13 @@ export function decodeRevertReason(data: Uint8Array): string | undefined {
   return undefined;
 }
 
-/** `execution reverted[: reason]` */
+/**
+ * The JSON-RPC message of a revert: `execution reverted: <reason>` for Error(string), and
+ * `execution reverted` alone for panics, custom errors and empty data, which clients decode from
+ * the raw bytes in `error.data` (viem does exactly that for a -32000 "execution reverted").
+ */
 export function revertMessage(data: Uint8Array): string {
-  const reason = decodeRevertReason(data);
+  const isErrorString = data.length >= 4 && Buffer.from(data.subarray(0, 4)).toString('hex') === ERROR_SELECTOR;
+  const reason = isErrorString ? decodeRevertReason(data) : undefined;
   return reason === undefined ? 'execution reverted' : `execution reverted: ${reason}`;
 }
