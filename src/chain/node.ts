@@ -6,7 +6,8 @@ import { EventEmitter } from 'node:events';
 import { createBlock, type Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { getActivePrecompiles, type EVMMockBlockchainInterface } from '@ethereumjs/evm';
-import { MerkleStateManager, getMerkleStateProof, type Proof } from '@ethereumjs/statemanager';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { CacheType, Caches, MerkleStateManager, getMerkleStateProof, type Proof } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, bytesToHex, createAddressFromString, setLengthLeft } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
@@ -89,7 +90,13 @@ export class DevNode {
   static async create(config: ChainConfig): Promise<DevNode> {
     const common = makeCommon(config.chainId, config.hardfork);
     const accounts = deriveAccounts(config.mnemonic, config.derivationPath, config.accounts);
-    const state = new MerkleStateManager({ common });
+    // Account/code/storage caches (off by default in ethereumjs) keep the live state warm;
+    // the trie node cache avoids re-decoding hot branches.
+    const state = new MerkleStateManager({
+      common,
+      caches: new Caches({ account: { type: CacheType.LRU, size: 100_000 }, storage: { type: CacheType.LRU, size: 100_000 }, code: { type: CacheType.LRU, size: 10_000 } }),
+      trie: new MerklePatriciaTrie({ useKeyHashing: true, cacheSize: 50_000, common }),
+    });
     const store = new BlockStore();
     const history: EVMMockBlockchainInterface = {
       getBlock: async (n: number) => {
