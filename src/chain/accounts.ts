@@ -2,7 +2,7 @@
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
-import { Address, privateToAddress } from '@ethereumjs/util';
+import { Address, publicToAddress } from '@ethereumjs/util';
 
 export interface DevAccount {
   readonly address: Address;
@@ -12,12 +12,14 @@ export interface DevAccount {
 export function deriveAccounts(mnemonic: string, path: string, count: number): DevAccount[] {
   if (!validateMnemonic(mnemonic, wordlist)) throw new Error('invalid mnemonic');
   const root = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic));
-  const base = path.endsWith('/') ? path : path + '/';
+  // Derive the common parent once; each account is then a single child step.
+  const base = path.replace(/\/+$/, '');
+  const parent = base === 'm' ? root : root.derive(base);
   const out: DevAccount[] = [];
   for (let i = 0; i < count; i++) {
-    const key = root.derive(base + i).privateKey;
-    if (!key) throw new Error(`no private key at ${base}${i}`);
-    out.push({ address: new Address(privateToAddress(key)), privateKey: key });
+    const { privateKey, publicKey } = parent.deriveChild(i);
+    if (!privateKey || !publicKey) throw new Error(`no key at ${base}/${i}`);
+    out.push({ address: new Address(publicToAddress(publicKey, true)), privateKey });
   }
   return out;
 }
