@@ -11,9 +11,10 @@ import { createBlockHeader } from '@ethereumjs/block';
 import { Common, Mainnet, createCustomCommon } from '@ethereumjs/common';
 import { createTx } from '@ethereumjs/tx';
 import type { SupportedHardfork } from './config.js';
+import { ecrecover } from './ecrecover.js';
 
 export function makeCommon(chainId: bigint, hardfork: SupportedHardfork): Common {
-  const common = createCustomCommon({ chainId: Number(chainId), name: 'node-rpc' }, Mainnet, { hardfork });
+  const common = createCustomCommon({ chainId: Number(chainId), name: 'node-rpc' }, Mainnet, { hardfork, customCrypto: { ecrecover } });
   const merged = new WeakSet<object>();
   const update = Common.prototype.updateParams;
   // An own property, so Common.copy() (Object.assign) carries it to every copy.
