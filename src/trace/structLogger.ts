@@ -1,0 +1,129 @@
+/** geth's default tracer: the struct (opcode) logger, in its legacy JSON form. */
+import type { StructLoggerOptions } from './config.js';
+import type { Frame, FrameResult, StepView, Tracer, TxEndContext } from './driver.js';
+import { bytesToWord, hashHex, hexBytes, hexRaw } from './hex.js';
+import { OP, opName } from './opcodes.js';
+
+type Entry = Record<string, unknown>;
+
+interface PendingSload {
+  frame: Frame;
+  slots: Map<string, string>;
+  key: string;
+  snapshot: Record<string, string>;
+  step: StepView;
+}
+
+export class StructLogger implements Tracer {
+  private readonly logs: Entry[] = [];
+  private size = 0;
+  /** Storage slots seen so far, per contract (geth keeps them for the whole transaction). */
+  private readonly storage = new Map<string, Map<string, string>>();
+  private pendingSload: PendingSload | undefined;
+  private lastEntryStep: StepView | undefined;
+  private gasUsed = 0n;
+  private top: FrameResult | undefined;
+
+  constructor(private readonly opts: StructLoggerOptions) {}
+
+  opcode(step: StepView, cost: bigint, frame: Frame): void {
+    const pending = this.pendingSload;
+    if (pending !== undefined) {
+      // The loaded value is on top of the stack at the frame's next opcode.
+      this.pendingSload = undefined;
+      const stack = step.stack;
+      if (stack.length > 0) this.fillSload(pending, hashHex(stack[stack.length - 1]));
+    }
+    const opts = this.opts;
+    if (opts.limit !== 0 && this.size > opts.limit) return;
+
+    const code = step.opcode.code;
+    const entry: Entry = { pc: step.pc, op: opName(code), gas: Number(step.gasLeft), gasCost: Number(cost), depth: frame.depth };
+    const stack = step.stack;
+    if (!opts.disableStack) {
+      const out = new Array<string>(stack.length);
+      for (let i = 0; i < stack.length; i++) out[i] = '0x' + stack[i].toString(16);
+      entry.stack = out;
+    }
+    if (opts.enableReturnData && frame.returnData.length > 0) entry.returnData = hexBytes(frame.returnData);
+    if (opts.enableMemory) {
+      const mem = step.memory;
+      if (mem.length > 0) {
+        const words = new Array<string>(mem.length >> 5);
+        for (let i = 0, w = 0; i + 32 <= mem.length; i += 32, w++) words[w] = '0x' + hexRaw(mem, i, i + 32);
+        entry.memory = words;
+      }
+    }
+    if (!opts.disableStorage && (code === OP.SLOAD || code === OP.SSTORE)) {
+      const n = stack.length;
+      const address = frame.address ?? step.address.toString();
+      let slots = this.storage.get(address);
+      if (slots === undefined) {
+        slots = new Map();
+        this.storage.set(address, slots);
+      }
+      if (code === OP.SLOAD && n >= 1) {
+        const key = hashHex(stack[n - 1]);
+        slots.set(key, slots.get(key) ?? '');
+        const snapshot = snapshotOf(slots);
+        entry.storage = snapshot;
+        this.pendingSload = { frame, slots, key, snapshot, step };
+      } else if (code === OP.SSTORE && n >= 2) {
+        slots.set(hashHex(stack[n - 1]), hashHex(stack[n - 2]));
+        entry.storage = snapshotOf(slots);
+      }
+    }
+    if (step.gasRefund !== 0n) entry.refund = Number(step.gasRefund);
+    if (opts.limit !== 0) this.size += JSON.stringify(entry).length;
+    this.logs.push(entry);
+    this.lastEntryStep = step;
+  }
+
+  private fillSload(p: PendingSload, value: string): void {
+    p.slots.set(p.key, value);
+    p.snapshot[p.key] = value;
+  }
+
+  async fault(frame: Frame, error: string): Promise<void> {
+    const pending = this.pendingSload;
+    if (pending !== undefined && pending.frame === frame) {
+      this.pendingSload = undefined;
+      const raw = await pending.step.stateManager.getStorage(pending.step.address, hexToBytes32(pending.key));
+      this.fillSload(pending, hashHex(bytesToWord(raw)));
+    }
+    if (frame.lastStep === undefined || this.lastEntryStep !== frame.lastStep) return;
+    // Rebuild the entry so that `error` sits where geth puts it.
+    const last = this.logs[this.logs.length - 1];
+    const { pc, op, gas, gasCost, depth, ...rest } = last;
+    this.logs[this.logs.length - 1] = { pc, op, gas, gasCost, depth, error, ...rest };
+  }
+
+  exit(frame: Frame, result: FrameResult): void {
+    if (frame.depth === 1) this.top = result;
+  }
+
+  txEnd(ctx: TxEndContext): void {
+    this.gasUsed = ctx.gasUsed;
+    this.top = ctx.top;
+  }
+
+  result(): unknown {
+    const top = this.top;
+    const failed = top?.error !== undefined;
+    const returnValue = failed && top?.error !== 'execution reverted' ? '0x' : hexBytes(top?.output ?? new Uint8Array(0));
+    return { gas: Number(this.gasUsed), failed, returnValue, structLogs: this.logs };
+  }
+}
+
+function snapshotOf(slots: Map<string, string>): Record<string, string> {
+  const keys = Array.from(slots.keys()).sort();
+  const out: Record<string, string> = {};
+  for (const k of keys) out[k] = slots.get(k)!;
+  return out;
+}
+
+function hexToBytes32(hex: string): Uint8Array {
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) out[i] = parseInt(hex.slice(2 + i * 2, 4 + i * 2), 16);
+  return out;
+}
