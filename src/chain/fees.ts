@@ -18,7 +18,9 @@ interface FeeSource {
 
 export function feeHistory(node: FeeSource, count: number, newest: StoredBlock, percentiles: number[] | undefined): FeeHistory {
   const last = newest.number;
-  const n = BigInt(count) > last + 1n ? last + 1n : BigInt(count);
+  // A forked chain holds blocks from its fork block on.
+  const held = last - node.store.base + 1n;
+  const n = BigInt(count) > held ? held : BigInt(count);
   const first = last - n + 1n;
   const out: FeeHistory = { oldestBlock: first, baseFeePerGas: [], gasUsedRatio: [], baseFeePerBlobGas: [], blobGasUsedRatio: [] };
   if (percentiles) out.reward = [];

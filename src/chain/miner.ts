@@ -20,6 +20,8 @@ export interface BlockEnv {
   gasLimit: bigint;
   baseFeePerGas?: bigint;
   prevRandao: Uint8Array;
+  /** The parent's hash (on a fork, the first local block's parent is the upstream's fork block). */
+  parentHash?: Uint8Array;
 }
 
 export interface MineOutcome {
@@ -42,6 +44,7 @@ export async function mineBlock(vm: VM, parent: Block, txs: readonly PendingTx[]
       gasLimit: env.gasLimit,
       baseFeePerGas: env.baseFeePerGas,
       mixHash: env.prevRandao,
+      parentHash: env.parentHash,
     },
     blockOpts: { putBlockIntoBlockchain: false, common: vm.common },
   });

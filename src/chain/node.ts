@@ -2,6 +2,7 @@
  * The dev node: genesis, live state, automining, history and state queries. It wraps ethereumjs
  * and speaks only in chain objects; src/rpc turns requests into calls on it.
  */
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createBlock, type Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
@@ -9,20 +10,28 @@ import { getActivePrecompiles, type EVMMockBlockchainInterface } from '@ethereum
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { CacheType, Caches, MerkleStateManager, getMerkleStateProof, type Proof } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Account, Address, bytesToHex, createAddressFromString, setLengthLeft } from '@ethereumjs/util';
+import { Account, Address, KECCAK256_RLP, bytesToHex, createAddressFromString, equalsBytes, setLengthLeft } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { deriveAccounts, type DevAccount } from './accounts.js';
 import { makeCommon } from './common.js';
+import { ConsoleWatch } from './console.js';
 import { GWEI, type ChainConfig } from './config.js';
 import { ChainError } from './errors.js';
 import * as exec from './execute.js';
 import { feeHistory, type FeeHistory } from './fees.js';
+import { FilterRegistry } from './filters.js';
+import { LogIndex } from './logs.js';
 import { Lock } from './lock.js';
 import { Clock } from './clock.js';
-import { TxPool, type BlockOrder } from './txpool.js';
+import { TxPool, type BlockOrder, type PoolContent } from './txpool.js';
 import { mineBlock, type BlockEnv, type PendingTx } from './miner.js';
-import { unsignedTx } from './request.js';
+import { EmptyRun, LAZY_RUN_MIN, emptyBlocksKeepState } from './massMine.js';
+import { Preimages } from './preimages.js';
+import { unsignedTx, withFakeSender } from './request.js';
 import { BlockStore } from './store.js';
+import type { Fork } from './fork/fork.js';
+import { forkPoint } from './fork/genesis.js';
+import { ForkLink, ForkStateManager, withPrefetch } from './fork/state.js';
 import { checkAdmission, decodeRawTx, recoverSender } from './txs.js';
 import { LATEST, type BlockRef, type MinedTx, type StateOverrides, type StoredBlock, type TxRequest } from './types.js';
 
@@ -38,6 +47,14 @@ export interface NodeEvents {
   dropped: [PendingTx, string];
   /** Blocks were removed from the chain (snapshot revert, reset), oldest first. */
   reorg: [StoredBlock[]];
+  /**
+   * Empty blocks first..last joined the chain as a run built on demand (anvil_mine / hardhat_mine
+   * of many blocks; no `block` event each): `store.byNumber` builds them, they hold no
+   * transactions or logs, and `reorg` lists only real blocks.
+   */
+  emptyBlocks: [first: bigint, last: bigint];
+  /** console.log lines a mined transaction printed (emitted before its block's `block` event). */
+  console: [MinedTx, string[]];
   /** A background task (interval mining) failed. */
   error: [Error];
 }
@@ -45,19 +62,37 @@ export interface NodeEvents {
 export interface MiningSettings {
   auto: boolean;
   intervalMs: number | undefined;
+  /** With a range (hardhat's [min, max]), each interval is drawn from [intervalMs, intervalMaxMs]. */
+  intervalMaxMs?: number;
   order: BlockOrder;
+}
+
+/** Block settings test controls change; snapshots and reset restore them. */
+interface BlockSettings {
+  coinbase: Address;
+  blockGasLimit: bigint;
+  prevRandao: Uint8Array<ArrayBuffer>;
+  nextBaseFeeOverride: bigint | undefined;
+  gasPriceFloor: bigint;
 }
 
 interface Snapshot {
   blockNumber: bigint;
+  /** The live state root (edits made after the head block included). */
+  stateRoot: Uint8Array;
   pool: TxPool;
   clock: Clock;
   mining: MiningSettings;
+  settings: BlockSettings;
 }
 
 export class DevNode {
   readonly events = new EventEmitter<NodeEvents>();
   readonly store = new BlockStore();
+  /** Every log, indexed by address and topic; kept current from `block` / `reorg`. */
+  readonly logs = new LogIndex(this);
+  /** Polling filters (eth_newFilter and friends). */
+  readonly filters = new FilterRegistry(this);
   private readonly lock = new Lock();
   private readonly keys = new Map<string, DevAccount>();
   private readonly precompiles: Set<string>;
@@ -66,7 +101,8 @@ export class DevNode {
   clock = new Clock();
   readonly mining: MiningSettings = { auto: true, intervalMs: undefined, order: 'fees' };
   private intervalTimer: NodeJS.Timeout | undefined;
-  private readonly snapshots = new Map<bigint, Snapshot>();
+  /** Taken in lock order, so a snapshot sees exactly the operations requested before it. */
+  private readonly snapshots = new Map<bigint, Promise<Snapshot>>();
   private nextSnapshotId = 1n;
   /** Block settings that test controls may change. */
   blockGasLimit: bigint;
@@ -74,35 +110,59 @@ export class DevNode {
   prevRandao = new Uint8Array(32);
   /** Base fee for the next block only (anvil_setNextBlockBaseFeePerGas). */
   nextBaseFeeOverride: bigint | undefined;
+  /** Senders eth_sendTransaction accepts without a key (anvil_impersonateAccount), lowercase hex. */
+  readonly impersonated = new Set<string>();
+  /** Accept any sender without a key (anvil_autoImpersonateAccount). */
+  autoImpersonate = false;
+  /** Request and block logging (anvil_setLoggingEnabled); the CLI's log honours it. */
+  loggingEnabled = true;
+  /** Random id of this chain instance (anvil_metadata); renewed by reset. */
+  instanceId = bytesToHex(randomBytes(32));
+  /** Preimages of the state trie's hashed keys, for state dumps. */
+  readonly preimages = new Preimages();
+  /** The live state's account trie (the state manager's own), for state dumps. */
+  readonly stateTrie!: MerklePatriciaTrie;
+  /** The fork this chain runs on, if any (shared with the state manager and the EVM's history). */
+  readonly forkLink = new ForkLink();
+  private readonly defaults: BlockSettings;
 
   private constructor(
     readonly config: ChainConfig,
-    readonly common: Common,
+    public common: Common,
     readonly accounts: DevAccount[],
-    private readonly vm: VM,
+    private vm: VM,
     private readonly state: MerkleStateManager,
   ) {
     for (const a of accounts) this.keys.set(a.address.toString(), a);
     this.blockGasLimit = config.gasLimit;
+    this.defaults = this.blockSettings();
     this.precompiles = new Set([...getActivePrecompiles(common).keys()].map((a) => '0x' + a));
   }
 
-  static async create(config: ChainConfig): Promise<DevNode> {
+  /** A fresh chain; with `fork`, one continuing from the fork block (see src/chain/fork). */
+  static async create(config: ChainConfig, fork?: Fork): Promise<DevNode> {
     const common = makeCommon(config.chainId, config.hardfork);
+    const preimages = new Preimages();
+    const stateTrie = new MerklePatriciaTrie({ useKeyHashing: true, useKeyHashingFunction: preimages.hash, cacheSize: 50_000, common });
     const accounts = deriveAccounts(config.mnemonic, config.derivationPath, config.accounts);
     // Account/code/storage caches (off by default in ethereumjs) keep the live state warm;
     // the trie node cache avoids re-decoding hot branches.
-    const state = new MerkleStateManager({
+    // Reads through to the fork upstream while there is a fork; otherwise the plain Merkle state.
+    const link = new ForkLink(fork);
+    const state = new ForkStateManager({
+      link,
       common,
       caches: new Caches({ account: { type: CacheType.LRU, size: 100_000 }, storage: { type: CacheType.LRU, size: 100_000 }, code: { type: CacheType.LRU, size: 10_000 } }),
-      trie: new MerklePatriciaTrie({ useKeyHashing: true, cacheSize: 50_000, common }),
+      trie: stateTrie,
     });
     const store = new BlockStore();
     const history: EVMMockBlockchainInterface = {
       getBlock: async (n: number) => {
         const b = store.byNumber(BigInt(n));
-        if (!b) throw new Error(`block ${n} not found`);
-        return b.block;
+        // BLOCKHASH needs only the hash; below a fork point it is the upstream's.
+        const hash = b ? b.hash : await link.fork?.blockHash(BigInt(n));
+        if (!hash) throw new Error(`block ${n} not found`);
+        return { hash: () => hash };
       },
       putBlock: async () => {},
       shallowCopy: () => history,
@@ -110,7 +170,10 @@ export class DevNode {
     const vm = await createVM({ common, stateManager: state, blockchain: history, setHardfork: false });
     const node = new DevNode(config, common, accounts, vm, state);
     (node as { store: BlockStore }).store = store;
-    await node.genesis();
+    (node as { preimages: Preimages }).preimages = preimages;
+    (node as { stateTrie: MerklePatriciaTrie }).stateTrie = stateTrie;
+    (node as { forkLink: ForkLink }).forkLink = link;
+    await (fork ? node.forkGenesis(fork) : node.genesis());
     return node;
   }
 
@@ -137,6 +200,24 @@ export class DevNode {
     );
     const hash = block.hash();
     this.store.add({ block, number: 0n, hash, hashHex: bytesToHex(hash), txs: [] });
+  }
+
+  /**
+   * A forked chain starts at the fork block: the upstream's state, with the dev accounts funded
+   * (their nonce and code stay the upstream's), under a copy of the fork block's header.
+   */
+  private async forkGenesis(fork: Fork): Promise<void> {
+    await fork.state.prefetch(this.accounts.map((a) => a.address), []);
+    await this.state.checkpoint();
+    for (const a of this.accounts) await this.state.modifyAccountFields(a.address, { balance: this.config.balance });
+    await this.state.commit();
+    this.store.rebase(fork.number);
+    this.store.add(forkPoint(fork, await this.state.getStateRoot(), this.common, this.config.baseFee));
+  }
+
+  /** The fork this chain runs on (undefined when it does not fork). */
+  get fork(): Fork | undefined {
+    return this.forkLink.fork;
   }
 
   // ---------------------------------------------------------------- blocks
@@ -187,7 +268,7 @@ export class DevNode {
 
   private async stateCopy(at: StoredBlock): Promise<MerkleStateManager> {
     const sm = this.state.shallowCopy(true);
-    await sm.setStateRoot(at.block.header.stateRoot);
+    await sm.setStateRoot(at.block.header.stateRoot).catch((err) => historyUnavailable(at, err));
     return sm;
   }
 
@@ -203,9 +284,27 @@ export class DevNode {
     return fn(await this.vmCopy(at), at);
   }
 
+  /**
+   * A private VM copy holding the state of block `ref` (for the head, the live state including
+   * edits made since it was mined); nothing done on it reaches the chain.
+   */
+  async vmFor(ref: BlockRef): Promise<{ vm: VM; at: StoredBlock }> {
+    const at = this.requireBlock(ref);
+    let root = at.block.header.stateRoot;
+    if (at === this.store.head) root = await this.lock.run(async () => (at === this.store.head ? this.state.getStateRoot() : root));
+    return { vm: await this.vmAt(root, at), at };
+  }
+
+  /** A private VM copy opened at `stateRoot`, a state of block `at` (replays, traces); the live state is untouched. */
+  async vmAt(stateRoot: Uint8Array, at: StoredBlock): Promise<VM> {
+    const vm = await this.vm.shallowCopy(true);
+    await vm.stateManager.setStateRoot(stateRoot).catch((err) => historyUnavailable(at, err));
+    return vm;
+  }
+
   private async vmCopy(at: StoredBlock): Promise<VM> {
     const vm = await this.vm.shallowCopy(true);
-    await vm.stateManager.setStateRoot(at.block.header.stateRoot);
+    await vm.stateManager.setStateRoot(at.block.header.stateRoot).catch((err) => historyUnavailable(at, err));
     return vm;
   }
 
@@ -244,7 +343,7 @@ export class DevNode {
   /** Base fee of the next block. */
   nextBaseFee(): bigint {
     const h = this.store.head.block.header;
-    return this.common.isActivatedEIP(1559) ? h.calcNextBaseFee() : 0n;
+    return this.common.isActivatedEIP(1559) ? (this.nextBaseFeeOverride ?? h.calcNextBaseFee()) : 0n;
   }
 
   /** eth_gasPrice: next base fee plus the suggested tip, never below the configured floor. */
@@ -269,22 +368,24 @@ export class DevNode {
   // ---------------------------------------------------------------- execution
 
   async call(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<Uint8Array> {
-    return this.withVm(ref, (vm, at) => exec.call(vm, this.callBlock(at.block, req), req, overrides));
+    return this.withVm(ref, (vm, at) => withPrefetch(vm.stateManager, () => exec.call(vm, this.callBlock(at.block, req), req, overrides)));
   }
 
   async estimateGas(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<bigint> {
-    return this.withVm(ref, (vm, at) => exec.estimateGas(vm, this.callBlock(at.block, req), req, at.block.header.gasLimit, overrides));
+    return this.withVm(ref, (vm, at) =>
+      withPrefetch(vm.stateManager, () => exec.estimateGas(vm, this.callBlock(at.block, req), req, at.block.header.gasLimit, overrides)),
+    );
   }
 
   async createAccessList(req: TxRequest, ref: BlockRef): Promise<exec.AccessListResult> {
-    return this.withVm(ref, (vm, at) => exec.createAccessList(vm, this.callBlock(at.block, req), req, this.precompiles));
+    return this.withVm(ref, (vm, at) => withPrefetch(vm.stateManager, () => exec.createAccessList(vm, this.callBlock(at.block, req), req, this.precompiles)));
   }
 
   /**
    * The block context a call executes in: the block's own header, with a zero base fee when the
    * caller offers no gas price (as geth does, so fee-less calls never fail the base-fee check).
    */
-  private callBlock(block: Block, req: TxRequest): Block {
+  callBlock(block: Block, req: TxRequest): Block {
     const priced = (req.gasPrice ?? req.maxFeePerGas ?? 0n) > 0n;
     if (priced || !this.common.isActivatedEIP(1559)) return block;
     const h = block.header;
@@ -311,8 +412,9 @@ export class DevNode {
     return this.submit({ tx, from, hash, hashHex });
   }
 
-  /** Fill, sign with the dev key of `from`, and submit. */
+  /** Fill, sign with the dev key of `from` (or send unsigned from an impersonated one), and submit. */
   async sendTransaction(req: TxRequest): Promise<Uint8Array> {
+    if (req.from && !this.keys.has(req.from.toString())) return this.sendUnsigned(req);
     const tx = await this.signTransaction(req);
     const hash = tx.hash();
     return this.submit({ tx, from: req.from!, hash, hashHex: bytesToHex(hash) });
@@ -366,7 +468,7 @@ export class DevNode {
       checkAdmission(ptx.tx, ptx.from, {
         nonce: account.nonce,
         balance: account.balance,
-        baseFee: this.common.isActivatedEIP(1559) ? head.calcNextBaseFee() : undefined,
+        baseFee: this.common.isActivatedEIP(1559) ? (this.nextBaseFeeOverride ?? head.calcNextBaseFee()) : undefined,
         blockGasLimit: this.blockGasLimit,
       });
       const replaced = this.pool.add(ptx);
@@ -380,7 +482,9 @@ export class DevNode {
             await this.mine([next], true);
           } catch (err) {
             if (next === ptx) throw err;
+            // The later ones now sit behind a nonce gap: they stay queued.
             this.events.emit('dropped', next, (err as Error).message);
+            break;
           }
         }
       }
@@ -390,14 +494,30 @@ export class DevNode {
 
   /** Mine one block on the live state from `txs` (caller holds the lock). */
   private async mine(txs: PendingTx[], requireAll: boolean): Promise<StoredBlock> {
+    // On a fork, what every block reads is fetched first: an unreachable upstream stops the block before it starts.
+    await this.forkLink.fork?.state.prefetchBlockReads();
     const parent = this.store.head.block;
-    const { stored, skipped } = await mineBlock(this.vm, parent, txs, this.nextEnv(parent), requireAll);
+    // State edited between blocks (test controls) is part of this block's starting point: replays
+    // of its transactions must start there, not at the parent's root.
+    const preStateRoot = await this.state.getStateRoot();
+    // console.log lines are collected only while someone listens for them.
+    const consoleWatch = this.events.listenerCount('console') > 0 ? new ConsoleWatch(this.vm.evm) : undefined;
+    let outcome;
+    try {
+      outcome = await mineBlock(this.vm, parent, txs, this.nextEnv(parent), requireAll);
+      this.nextBaseFeeOverride = undefined;
+    } finally {
+      consoleWatch?.stop();
+    }
+    const { stored, skipped } = outcome;
+    if (!equalsBytes(preStateRoot, parent.header.stateRoot)) stored.preStateRoot = preStateRoot;
     // Transactions that no longer fit stay in the pool for the next block.
     for (const s of skipped) {
       if (/gas limit|remaining gas/.test(s.error.message)) this.pool.add(s.ptx);
       else this.events.emit('dropped', s.ptx, s.error.message);
     }
     this.store.add(stored);
+    if (consoleWatch) for (const [tx, lines] of consoleWatch.byTx(stored.txs)) this.events.emit('console', tx, lines);
     this.events.emit('block', stored);
     return stored;
   }
@@ -409,6 +529,7 @@ export class DevNode {
       gasLimit: this.blockGasLimit,
       baseFeePerGas: this.common.isActivatedEIP(1559) ? (this.nextBaseFeeOverride ?? parent.header.calcNextBaseFee()) : undefined,
       prevRandao: this.prevRandao,
+      parentHash: this.store.head.hash,
     };
   }
 
@@ -423,7 +544,7 @@ export class DevNode {
       nonces.set(sender, (await this.state.getAccount(createAddressFromString(sender)))?.nonce ?? 0n);
     }
     const parent = this.store.head.block.header;
-    const baseFee = this.common.isActivatedEIP(1559) ? parent.calcNextBaseFee() : undefined;
+    const baseFee = this.common.isActivatedEIP(1559) ? (this.nextBaseFeeOverride ?? parent.calcNextBaseFee()) : undefined;
     const picked: PendingTx[] = [];
     const blocked = new Set<string>();
     let gas = 0n;
@@ -438,9 +559,18 @@ export class DevNode {
       picked.push(p);
     }
     for (const p of picked) this.pool.remove(p.hashHex);
-    const block = await this.mine(picked, false);
-    this.nextBaseFeeOverride = undefined;
-    return block;
+    return this.mine(picked, false);
+  }
+
+  /** The pool split into pending and queued per sender, against the live state's nonces. */
+  async poolContent(): Promise<PoolContent> {
+    return this.lock.run(async () => {
+      const nonces = new Map<string, bigint>();
+      for (const sender of this.pool.senderAddresses()) {
+        nonces.set(sender, (await this.state.getAccount(createAddressFromString(sender)))?.nonce ?? 0n);
+      }
+      return this.pool.content(nonces);
+    });
   }
 
   // ---------------------------------------------------------------- mining modes
@@ -451,59 +581,253 @@ export class DevNode {
     if (on && this.pool.size > 0) await this.mineNow();
   }
 
-  /** Mine a block every `ms` milliseconds (0 turns interval mining off). */
-  setIntervalMining(ms: number): void {
+  /**
+   * Mine a block every `ms` milliseconds (0 turns interval mining off); with `maxMs`, each delay is
+   * drawn from [ms, maxMs] (hardhat's range form).
+   */
+  setIntervalMining(ms: number, maxMs?: number): void {
     if (this.intervalTimer) clearInterval(this.intervalTimer);
     this.intervalTimer = undefined;
     this.mining.intervalMs = ms > 0 ? ms : undefined;
-    if (ms > 0) {
-      this.intervalTimer = setInterval(() => {
-        this.mineNow().catch((err) => this.events.emit('error', err as Error));
-      }, ms);
+    this.mining.intervalMaxMs = ms > 0 && maxMs !== undefined && maxMs > ms ? maxMs : undefined;
+    const tick = () => {
+      this.mineNow().catch((err) => this.events.emit('error', err as Error));
+    };
+    const max = this.mining.intervalMaxMs;
+    if (ms > 0 && max === undefined) {
+      this.intervalTimer = setInterval(tick, ms);
       this.intervalTimer.unref();
+    } else if (ms > 0 && max !== undefined) {
+      const next = () => {
+        this.intervalTimer = setTimeout(() => {
+          tick();
+          next();
+        }, ms + Math.floor(Math.random() * (max - ms + 1)));
+        this.intervalTimer.unref();
+      };
+      next();
     }
   }
 
   // ---------------------------------------------------------------- snapshots
 
-  /** Record everything needed to come back here; returns the snapshot id. */
+  /**
+   * Record everything needed to come back here; returns the snapshot id. The record is taken in
+   * lock order: it holds every operation requested before this call and none requested after.
+   * Cheap: the state is a root into the trie (old nodes are kept), not a copy.
+   */
   snapshot(): bigint {
     const id = this.nextSnapshotId++;
-    this.snapshots.set(id, {
-      blockNumber: this.store.headNumber,
-      pool: this.pool.clone(),
-      clock: this.clock.clone(),
-      mining: { ...this.mining },
-    });
+    const taken = this.lock.run(
+      async (): Promise<Snapshot> => ({
+        blockNumber: this.store.headNumber,
+        stateRoot: await this.state.getStateRoot(),
+        pool: this.pool.clone(),
+        clock: this.clock.clone(),
+        mining: { ...this.mining },
+        settings: this.blockSettings(),
+      }),
+    );
+    taken.catch(() => undefined);
+    this.snapshots.set(id, taken);
     return id;
+  }
+
+  /** Ids of the snapshots that can still be reverted to, oldest first. */
+  snapshotIds(): bigint[] {
+    return [...this.snapshots.keys()];
+  }
+
+  /** Head block number recorded by snapshot `id` (undefined for unknown ids). */
+  async snapshotBlock(id: bigint): Promise<bigint | undefined> {
+    return (await this.snapshots.get(id))?.blockNumber;
+  }
+
+  /** Forget every snapshot (the chain they point into was replaced). */
+  clearSnapshots(): void {
+    this.snapshots.clear();
   }
 
   /** Return to snapshot `id`; it and every later snapshot are used up. False for unknown ids. */
   async revert(id: bigint): Promise<boolean> {
-    const snap = this.snapshots.get(id);
-    if (!snap) return false;
+    const taken = this.snapshots.get(id);
+    if (!taken) return false;
     for (const k of [...this.snapshots.keys()]) if (k >= id) this.snapshots.delete(k);
+    const snap = await taken;
     await this.lock.run(async () => {
-      await this.rewind(snap.blockNumber);
-      this.pool = snap.pool;
-      this.clock = snap.clock;
+      await this.rewind(snap.blockNumber, snap.stateRoot);
+      this.pool = snap.pool.clone();
+      this.clock = snap.clock.clone();
+      this.restoreBlockSettings(snap.settings);
     });
     this.mining.auto = snap.mining.auto;
     this.mining.order = snap.mining.order;
-    this.setIntervalMining(snap.mining.intervalMs ?? 0);
+    this.setIntervalMining(snap.mining.intervalMs ?? 0, snap.mining.intervalMaxMs);
     return true;
   }
 
-  /** Drop every block above `n` and reset the live state to block n (caller holds the lock). */
-  private async rewind(n: bigint): Promise<void> {
+  /** Drop every block above `n` and reset the live state to `stateRoot` (caller holds the lock). */
+  private async rewind(n: bigint, stateRoot: Uint8Array): Promise<void> {
     const dropped = this.store.truncate(n);
-    await this.state.setStateRoot(this.store.head.block.header.stateRoot);
+    await this.state.setStateRoot(stateRoot);
     if (dropped.length) this.events.emit('reorg', dropped);
+  }
+
+  private blockSettings(): BlockSettings {
+    return {
+      coinbase: this.coinbase,
+      blockGasLimit: this.blockGasLimit,
+      prevRandao: this.prevRandao,
+      nextBaseFeeOverride: this.nextBaseFeeOverride,
+      gasPriceFloor: this.config.gasPriceFloor,
+    };
+  }
+
+  private restoreBlockSettings(s: BlockSettings): void {
+    this.coinbase = s.coinbase;
+    this.blockGasLimit = s.blockGasLimit;
+    this.prevRandao = s.prevRandao;
+    this.nextBaseFeeOverride = s.nextBaseFeeOverride;
+    this.config.gasPriceFloor = s.gasPriceFloor;
+  }
+
+  // ---------------------------------------------------------------- test controls
+
+  /** Run `fn` on the live state under the node's lock (state edits, dumps, loads). */
+  async withLiveState<T>(fn: (sm: MerkleStateManager) => Promise<T>): Promise<T> {
+    return this.lock.run(() => fn(this.state));
+  }
+
+  /** Run `fn` after every operation requested before it (ordering for settings changes). */
+  async inOrder<T>(fn: () => T | Promise<T>): Promise<T> {
+    return this.lock.run(async () => fn());
+  }
+
+  /**
+   * Mine `count` blocks (evm_mine, anvil_mine, hardhat_mine). Waiting transactions go into the
+   * first ones; once a block comes out empty, the rest are recorded as a run of empty blocks built
+   * on demand (massMine.ts), unless `detailed` wants every block now. `timestamp` sets the first
+   * block's time; with `interval` the blocks after the first are that many seconds apart. Returns
+   * the blocks built now.
+   */
+  async mineBlocks(count: number, opts: { interval?: bigint; timestamp?: bigint; detailed?: boolean } = {}): Promise<StoredBlock[]> {
+    const { interval, timestamp, detailed = false } = opts;
+    return this.lock.run(async () => {
+      if (timestamp !== undefined) this.clock.setNext(timestamp, this.store.head.block.header.timestamp);
+      const mined: StoredBlock[] = [];
+      let left = count;
+      if (!detailed && left >= LAZY_RUN_MIN && (await this.extendEmptyRun(left, interval))) return mined;
+      while (left > 0) {
+        if (interval !== undefined && mined.length > 0) this.clock.nextTimestamp = mined[mined.length - 1].block.header.timestamp + interval;
+        const b = await this.minePool();
+        mined.push(b);
+        left--;
+        // An empty block with nothing executable left: every later block is the same but for
+        // number, time, fees and parent, so the rest become a run built on demand.
+        if (!detailed && left >= LAZY_RUN_MIN && b.txs.length === 0 && (await emptyBlocksKeepState(this.state))) {
+          const run = new EmptyRun(b.block, left, interval ?? this.clock.interval ?? 1n);
+          this.store.addRun(run);
+          this.afterRun(run, interval);
+          break;
+        }
+      }
+      return mined;
+    });
+  }
+
+  /** Continue the run at the head when the next blocks would follow its recipe exactly. */
+  private async extendEmptyRun(count: number, interval: bigint | undefined): Promise<boolean> {
+    const run = this.store.headRun;
+    if (!run || this.pool.size > 0 || this.nextBaseFeeOverride !== undefined || this.clock.nextTimestamp !== undefined) return false;
+    const t = run.template;
+    const lastTs = run.timestampAt(run.count - 1);
+    const same =
+      (interval ?? this.clock.interval ?? 1n) === run.interval &&
+      this.clock.next(lastTs) === lastTs + run.interval &&
+      this.coinbase.equals(t.coinbase) &&
+      this.blockGasLimit === t.gasLimit &&
+      equalsBytes(this.prevRandao, t.mixHash) &&
+      equalsBytes(await this.state.getStateRoot(), t.stateRoot);
+    if (!same) return false;
+    const first = run.last + 1n;
+    this.store.extendHeadRun(count);
+    this.afterRun(run, interval, first);
+    return true;
+  }
+
+  private afterRun(run: EmptyRun, interval: bigint | undefined, first = run.first): void {
+    // As with timestamped blocks, the clock continues from the last block's time.
+    if (interval !== undefined) this.clock.offset += run.timestampAt(run.count - 1) - this.clock.now();
+    this.events.emit('emptyBlocks', first, run.last);
+  }
+
+  /** Whether `from` may send without a key. */
+  isImpersonated(from: Address): boolean {
+    return this.autoImpersonate || this.impersonated.has(from.toString());
+  }
+
+  /**
+   * Fill and submit a transaction from `req.from` without a signature (impersonated senders,
+   * eth_sendUnsignedTransaction).
+   */
+  async sendUnsigned(req: TxRequest): Promise<Uint8Array> {
+    const from = req.from;
+    if (!from) throw new ChainError('missing from address', undefined, -32602);
+    if (!this.isImpersonated(from) && !this.keys.has(from.toString())) {
+      throw new ChainError(`unknown account ${from.toString()}: not a dev account and not impersonated (anvil_impersonateAccount)`);
+    }
+    const tx = withFakeSender(await this.fill(req), this.common, from);
+    const hash = tx.hash();
+    return this.submit({ tx, from, hash, hashHex: bytesToHex(hash) });
+  }
+
+  /**
+   * Back to a fresh genesis with the configured accounts (anvil_reset / hardhat_reset without
+   * forking): blocks, pool, snapshots, time, impersonation and block settings are cleared; the
+   * mining mode and chain id stay. With `fork`, the new genesis is that fork point (a re-fork);
+   * without, a forked chain stops forking. A chain id that was the old upstream's becomes the new
+   * upstream's.
+   */
+  async reset(fork?: Fork): Promise<void> {
+    const old = this.forkLink.fork;
+    // A chain id that followed the upstream follows the new one.
+    const followChainId = fork !== undefined && old !== undefined && this.config.chainId === old.chainId && fork.chainId !== old.chainId;
+    // Read what the new genesis needs first: an unreachable upstream leaves the chain as it was.
+    if (fork !== undefined) await fork.state.prefetch(this.accounts.map((a) => a.address), []);
+    await this.lock.run(async () => {
+      const dropped = this.store.truncate(-1n);
+      for (const p of this.pool.clear()) this.events.emit('dropped', p, 'reset');
+      this.snapshots.clear();
+      this.clock = new Clock();
+      this.impersonated.clear();
+      this.autoImpersonate = false;
+      this.restoreBlockSettings(this.defaults);
+      await this.state.setStateRoot(KECCAK256_RLP);
+      this.forkLink.fork = fork;
+      if (old !== undefined && old !== fork) old.close();
+      this.store.rebase(0n);
+      await (fork ? this.forkGenesis(fork) : this.genesis());
+      this.instanceId = bytesToHex(randomBytes(32));
+      if (dropped.length) this.events.emit('reorg', dropped);
+    });
+    if (followChainId) await this.setChainId(fork.chainId);
+  }
+
+  /** anvil_setChainId: new transactions are signed and checked for `chainId`. */
+  async setChainId(chainId: bigint): Promise<void> {
+    await this.lock.run(async () => {
+      this.config.chainId = chainId;
+      this.common = makeCommon(chainId, this.config.hardfork);
+      this.vm = await createVM({ common: this.common, stateManager: this.state, blockchain: this.vm.blockchain, setHardfork: false });
+    });
   }
 
   /** Stop timers (interval mining); the node is unusable afterwards. */
   close(): void {
+    this.store.close();
+    this.forkLink.fork?.close();
     this.setIntervalMining(0);
+    this.filters.close();
   }
 }
 
@@ -532,6 +856,14 @@ export function headerFields(h: Block['header']) {
     parentBeaconBlockRoot: h.parentBeaconBlockRoot,
     requestsHash: h.requestsHash,
   };
+}
+
+/** A state read at a block whose state this node does not hold (history loaded from a state file). */
+function historyUnavailable(at: StoredBlock, err: unknown): never {
+  if (/does not contain state root|missing node/i.test(err instanceof Error ? err.message : String(err))) {
+    throw new ChainError(`state of block ${at.number} is not available: history loaded from a state file keeps only the latest state`);
+  }
+  throw err;
 }
 
 function bigintToBytes32(n: bigint): Uint8Array {

@@ -22,6 +22,12 @@ export type BlockOrder = 'fees' | 'fifo';
 
 const tipOf = (p: PendingTx): bigint => ('maxPriorityFeePerGas' in p.tx ? p.tx.maxPriorityFeePerGas : feeCap(p.tx));
 
+/** The pool's transactions by sender (lowercase address), each list in nonce order. */
+export interface PoolContent {
+  pending: Map<string, PendingTx[]>;
+  queued: Map<string, PendingTx[]>;
+}
+
 interface Entry {
   ptx: PendingTx;
   /** Arrival sequence, for fifo ordering. */
@@ -107,6 +113,21 @@ export class TxPool {
         pending.push(e.ptx);
         next++;
       } else queued.push(e.ptx);
+    }
+    return { pending, queued };
+  }
+
+  /**
+   * Every transaction split into pending and queued per sender (txpool_content and friends).
+   * `stateNonces` holds each sender's account nonce; senders come out in address order.
+   */
+  content(stateNonces: Map<string, bigint>): PoolContent {
+    const pending = new Map<string, PendingTx[]>();
+    const queued = new Map<string, PendingTx[]>();
+    for (const sender of [...this.senders.keys()].sort()) {
+      const split = this.split(sender, stateNonces.get(sender) ?? 0n);
+      if (split.pending.length) pending.set(sender, split.pending);
+      if (split.queued.length) queued.set(sender, split.queued);
     }
     return { pending, queued };
   }

@@ -40,6 +40,8 @@ export interface StoredBlock {
   hash: Uint8Array;
   hashHex: string;
   txs: MinedTx[];
+  /** State root the block was built on, when it differs from the parent's (state edited between blocks). */
+  preStateRoot?: Uint8Array;
 }
 
 export type BlockTag = 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized';

@@ -17,14 +17,35 @@ export function banner(node: DevNode, server: RpcServer, version: string): strin
   title('Wallet');
   lines.push(`Mnemonic:        ${c.mnemonic}`, `Derivation path: ${c.derivationPath}<index>`);
   title('Chain');
-  lines.push(
-    `Chain ID:        ${c.chainId}`,
-    `Hardfork:        ${c.hardfork}`,
-    `Gas limit:       ${c.gasLimit}`,
-    `Base fee:        ${c.baseFee} wei (genesis)`,
-    `Gas price floor: ${c.gasPriceFloor} wei`,
-    `Genesis:         ${node.head.hashHex} at ${node.head.block.header.timestamp}`,
-  );
+  const fork = node.fork;
+  if (fork) {
+    const start = node.store.byNumber(fork.number)!.block.header;
+    lines.push(
+      `Chain ID:        ${c.chainId}${c.chainId === fork.chainId ? " (the upstream's)" : ''}`,
+      `Hardfork:        ${c.hardfork}`,
+      `Gas limit:       ${node.blockGasLimit}`,
+      `Base fee:        ${start.baseFeePerGas ?? 0n} wei (fork block)`,
+      `Gas price floor: ${c.gasPriceFloor} wei`,
+    );
+    title('Fork');
+    lines.push(
+      `Endpoint:        ${fork.url}`,
+      `Block number:    ${fork.number}`,
+      `Block hash:      ${fork.hashHex}`,
+      `Block time:      ${fork.header.timestamp}`,
+      `Upstream chain:  ${fork.chainId}`,
+    );
+    if (fork.cachePath) lines.push(`Cache:           ${fork.cachePath}`);
+  } else {
+    lines.push(
+      `Chain ID:        ${c.chainId}`,
+      `Hardfork:        ${c.hardfork}`,
+      `Gas limit:       ${c.gasLimit}`,
+      `Base fee:        ${c.baseFee} wei (genesis)`,
+      `Gas price floor: ${c.gasPriceFloor} wei`,
+      `Genesis:         ${node.head.hashHex} at ${node.head.block.header.timestamp}`,
+    );
+  }
   lines.push('', `Listening on ${chalk.green(server.url)} and ${chalk.green(server.wsUrl)}`, '');
   return lines.join('\n');
 }

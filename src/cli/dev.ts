@@ -1,8 +1,11 @@
 /** `node-rpc dev`: boot the chain, serve it, log requests and blocks, shut down cleanly. */
-import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
+import { InvalidArgumentError, type Command } from 'commander';
 import { defaultConfig, GWEI, type ChainConfig, type SupportedHardfork } from '../chain/config.js';
+import { dumpState, writeStateFile } from '../chain/stateFile.js';
+import type { BlockOrder } from '../chain/txpool.js';
 import { banner } from './banner.js';
-import { bigUint, derivationPath, ether, hardfork, intIn, mnemonic } from './flags.js';
+import { bigUint, derivationPath, ether, forkHeader, forkUrl, hardfork, intIn, mnemonic } from './flags.js';
 import { RequestLog } from './log.js';
 import { startDev } from './start.js';
 import { VERSION } from './version.js';
@@ -20,6 +23,34 @@ interface DevFlags {
   gasPrice: bigint;
   hardfork: SupportedHardfork;
   silent?: boolean;
+  maxLogs?: number;
+  filterTimeout: number;
+  blockTime?: number;
+  mining: boolean;
+  order: BlockOrder;
+  dumpState?: string;
+  loadState?: string;
+  state?: string;
+  stateInterval?: number;
+  forkUrl?: string;
+  forkBlockNumber?: bigint;
+  forkHeader?: Record<string, string>;
+  forkRetries: number;
+  forkTimeout: number;
+  forkChainId?: number;
+  forkCache?: string;
+}
+
+/** Seconds, fractions allowed (--block-time 0.5). */
+function seconds(text: string): number {
+  const n = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(n > 0)) throw new InvalidArgumentError('must be a positive number of seconds, e.g. 2 or 0.5');
+  return n;
+}
+
+function blockOrder(text: string): BlockOrder {
+  if (text !== 'fees' && text !== 'fifo') throw new InvalidArgumentError('must be fees or fifo');
+  return text;
 }
 
 export function devCommand(program: Command): void {
@@ -39,8 +70,29 @@ export function devCommand(program: Command): void {
     .option('--block-base-fee-per-gas <wei>', 'alias of --base-fee', bigUint('base fee'))
     .option('--gas-price <wei>', 'floor for eth_gasPrice, in wei', bigUint('gas price'), 7n * GWEI)
     .option('--hardfork <name>', 'hardfork rules: shanghai, cancun or prague', hardfork, d.hardfork)
+    .option('--max-logs <n>', 'most logs one eth_getLogs may return; more is error -32005 (default: no cap)', intIn(1, Number.MAX_SAFE_INTEGER, 'max logs'))
+    .option('--filter-timeout <seconds>', 'polling filters not polled for this long expire', intIn(1, 86_400 * 365, 'filter timeout'), 300)
+    .option('-b, --block-time <seconds>', 'mine a block every <seconds> (fractions allowed) instead of on every transaction', seconds)
+    .option('--no-mining', 'mine only on request (evm_mine, anvil_mine); transactions wait in the pool')
+    .option('--order <order>', 'order of transactions in a block: fees (highest tip first) or fifo', blockOrder, 'fees')
+    .option('--dump-state <file>', 'write the chain state to <file> on exit (SIGINT/SIGTERM)')
+    .option('--load-state <file>', 'load the chain state from <file> at start')
+    .option('--state <file>', 'load from <file> at start when it exists, and write it on exit')
+    .option('--state-interval <seconds>', 'also write the state file every <seconds>', seconds)
+    .option('-f, --fork-url <url>', "fork the chain served at <url>: state and history up to the fork block are read from it on demand, never written", forkUrl)
+    .option('--fork-block-number <n>', "block to fork at (default: the upstream's latest)", bigUint('fork block number'))
+    .option('--fork-header <header>', 'HTTP header sent to the fork upstream, "Name: value" (repeatable)', forkHeader)
+    .option('--fork-retries <n>', 'retries of a failed upstream request (timeouts, 429, 5xx, malformed answers)', intIn(0, 100, 'fork retries'), 5)
+    .option('--fork-timeout <ms>', 'time limit of one upstream request, in milliseconds', intIn(1, 3_600_000, 'fork timeout'), 45_000)
+    .option('--fork-chain-id <id>', "the upstream's chain id, so it need not be asked (with --fork-block-number and a warm --fork-cache nothing is read at start)", intIn(1, Number.MAX_SAFE_INTEGER, 'fork chain id'))
+    .option('--fork-cache <dir>', 'keep what is read from the upstream in <dir>, per chain id and fork block (default: off)')
     .option('--silent', 'print only errors')
-    .action(async (flags: DevFlags & { blockBaseFeePerGas?: bigint }) => {
+    .action(async (flags: DevFlags & { blockBaseFeePerGas?: bigint }, cmd: Command) => {
+      const forkOnly = (['forkBlockNumber', 'forkHeader', 'forkChainId', 'forkCache'] as const).find((k) => flags[k] !== undefined);
+      if (flags.forkUrl === undefined && forkOnly !== undefined) {
+        process.stderr.write(`error: --${forkOnly.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} needs --fork-url\n`);
+        process.exit(1);
+      }
       const chain: Partial<ChainConfig> = {
         chainId: BigInt(flags.chainId),
         accounts: flags.accounts,
@@ -52,26 +104,98 @@ export function devCommand(program: Command): void {
         gasPriceFloor: flags.gasPrice,
         hardfork: flags.hardfork,
       };
+      // A fork takes the upstream's chain id and block gas limit unless they are given.
+      if (flags.forkUrl !== undefined) {
+        if (cmd.getOptionValueSource('chainId') !== 'cli') delete chain.chainId;
+        if (cmd.getOptionValueSource('gasLimit') !== 'cli') delete chain.gasLimit;
+      }
       const out = (line: string) => process.stdout.write(line + '\n');
       const log = new RequestLog(out, flags.silent === true);
-      let running;
+      const dumpPath = flags.dumpState ?? flags.state;
+      const loadPath = flags.loadState ?? (flags.state !== undefined && existsSync(flags.state) ? flags.state : undefined);
+      if (flags.stateInterval !== undefined && dumpPath === undefined) {
+        process.stderr.write('error: --state-interval needs --dump-state or --state\n');
+        process.exit(1);
+      }
+      let running: Awaited<ReturnType<typeof startDev>> | undefined;
       try {
-        running = await startDev({ host: flags.host, port: flags.port, chain, observe: log.observe });
+        running = await startDev({
+          host: flags.host,
+          port: flags.port,
+          chain,
+          // anvil_setLoggingEnabled(false) silences the request log (errors of the node itself excepted).
+          observe: (method, error) => {
+            if (running?.node.loggingEnabled === false && error?.code !== -32603) return;
+            log.observe(method, error);
+          },
+          maxLogs: flags.maxLogs,
+          filterTimeoutMs: flags.filterTimeout * 1000,
+          mining: {
+            auto: flags.mining && flags.blockTime === undefined,
+            intervalMs: flags.mining && flags.blockTime !== undefined ? Math.max(1, Math.round(flags.blockTime * 1000)) : undefined,
+            order: flags.order,
+          },
+          loadState: loadPath,
+          fork:
+            flags.forkUrl === undefined
+              ? undefined
+              : {
+                  url: flags.forkUrl,
+                  blockNumber: flags.forkBlockNumber,
+                  headers: flags.forkHeader,
+                  retries: flags.forkRetries,
+                  timeoutMs: flags.forkTimeout,
+                  chainId: flags.forkChainId === undefined ? undefined : BigInt(flags.forkChainId),
+                  cacheDir: flags.forkCache,
+                },
+        });
       } catch (err) {
         const e = err as NodeJS.ErrnoException;
         const why = e.code === 'EADDRINUSE' ? `port ${flags.port} on ${flags.host} is already in use (try --port 0 or another port)` : e.message;
         process.stderr.write(`error: cannot start: ${why}\n`);
         process.exit(1);
       }
-      running.node.events.on('block', (b) => log.block(b));
+      const node = running.node;
+      node.events.on('block', (b) => {
+        if (node.loggingEnabled) log.block(b);
+      });
+      node.events.on('emptyBlocks', (first, last) => {
+        if (node.loggingEnabled && !flags.silent) out(`    blocks #${first}..#${last}  empty, mined at once`);
+      });
+      if (running.loaded && !flags.silent) {
+        out(`Loaded state from ${loadPath}: ${running.loaded.accounts} accounts${running.loaded.replacedChain ? `, chain up to block #${node.store.headNumber}` : ''}`);
+      }
+      // Dumps never overlap: a periodic one in progress is awaited by the next and by shutdown.
+      let dumping: Promise<void> = Promise.resolve();
+      const dump = (path: string) => {
+        dumping = dumping.then(async () => writeStateFile(path, JSON.stringify(await dumpState(node, `node-rpc/${VERSION}`))));
+        return dumping;
+      };
+      if (dumpPath !== undefined && flags.stateInterval !== undefined) {
+        const timer = setInterval(() => {
+          dump(dumpPath).catch((err: Error) => process.stderr.write(`error: cannot write state to ${dumpPath}: ${err.message}\n`));
+        }, Math.max(1, Math.round(flags.stateInterval * 1000)));
+        timer.unref();
+      }
+      if (!flags.silent) running.node.events.on('console', (tx, lines) => log.console(tx, lines));
       if (!flags.silent) out(banner(running.node, running.server, VERSION));
       let stopping = false;
       const stop = async () => {
         if (stopping) return;
         stopping = true;
         log.flush();
-        await running.close();
-        process.exit(0);
+        let code = 0;
+        if (dumpPath !== undefined) {
+          try {
+            await dump(dumpPath);
+            if (!flags.silent) out(`State written to ${dumpPath}`);
+          } catch (err) {
+            process.stderr.write(`error: cannot write state to ${dumpPath}: ${(err as Error).message}\n`);
+            code = 1;
+          }
+        }
+        await running!.close();
+        process.exit(code);
       };
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);

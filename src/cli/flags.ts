@@ -43,6 +43,24 @@ export function mnemonic(text: string): string {
   return validateMnemonic(m, wordlist) ? m : fail('not a valid BIP-39 English mnemonic');
 }
 
+/** `--fork-url`: an http(s) URL. */
+export function forkUrl(text: string): string {
+  let u: URL | undefined;
+  try {
+    u = new URL(text);
+  } catch {
+    u = undefined;
+  }
+  return u && (u.protocol === 'http:' || u.protocol === 'https:') ? text : fail('fork URL must be an http:// or https:// URL');
+}
+
+/** `--fork-header "Name: value"` (repeatable): collected into one header map. */
+export function forkHeader(text: string, previous: Record<string, string> = {}): Record<string, string> {
+  const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*:\s*(.*)$/.exec(text);
+  if (!m) fail('fork header must look like "Name: value"');
+  return { ...previous, [m![1]]: m![2].trim() };
+}
+
 export function derivationPath(text: string): string {
   return /^m(\/\d+'?)*\/?$/.test(text) ? text : fail("derivation path must look like m/44'/60'/0'/0/");
 }

@@ -1,6 +1,6 @@
 /** The node's terminal log: requests grouped by burst, one line per mined block and transaction. */
 import chalk from 'chalk';
-import type { StoredBlock } from '../chain/types.js';
+import type { MinedTx, StoredBlock } from '../chain/types.js';
 import { decodeRevertReason } from '../chain/revert.js';
 import type { RpcError } from '../rpc/errors.js';
 
@@ -9,6 +9,8 @@ const BURST_MS = 100;
 
 export class RequestLog {
   private counts = new Map<string, number>();
+  /** console.log output by transaction hash, printed under the transaction's line. */
+  private readonly consoleLines = new Map<string, string[]>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -37,6 +39,11 @@ export class RequestLog {
     this.out(parts.join(chalk.dim(', ')));
   }
 
+  /** Node `console` event: hold a transaction's console.log lines until its block is printed. */
+  console(tx: MinedTx, lines: string[]): void {
+    if (!this.silent) this.consoleLines.set(tx.hashHex, lines);
+  }
+
   /** Block and transaction lines. */
   block(b: StoredBlock): void {
     if (this.silent) return;
@@ -46,6 +53,13 @@ export class RequestLog {
       const status = r.status === 1 ? chalk.green('success') : chalk.red(`reverted${reasonSuffix(r.returnValue, r.error)}`);
       const created = r.contractAddress ? `  created ${chalk.cyan(r.contractAddress.toString())}` : '';
       this.out(`    tx ${t.hashHex}  gas ${r.gasUsed}  ${status}${created}`);
+      const logged = this.consoleLines.get(t.hashHex);
+      if (logged) {
+        this.consoleLines.delete(t.hashHex);
+        this.out(chalk.dim('      console.log:'));
+        // Contract-supplied text: no terminal control sequences.
+        for (const line of logged) this.out(`        ${line.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '\uFFFD')}`);
+      }
     }
     const h = b.block.header;
     this.out(chalk.dim(`    block #${b.number}  ${b.hashHex}  gas ${h.gasUsed}  txs ${b.txs.length}  time ${h.timestamp}`));

@@ -1,7 +1,10 @@
 /** Boot a dev node and serve it: used by `node-rpc dev` and by the tests. */
 import type { ChainConfig } from '../chain/config.js';
 import { defaultConfig } from '../chain/config.js';
+import { Fork, type ForkOptions } from '../chain/fork/fork.js';
 import { DevNode } from '../chain/node.js';
+import { applyState, readStateFile, type LoadResult } from '../chain/stateFile.js';
+import type { BlockOrder } from '../chain/txpool.js';
 import { Dispatcher, type CallObserver } from '../rpc/dispatch.js';
 import { createMethodTable } from '../rpc/methods/index.js';
 import { startServer, type RpcServer } from '../server/server.js';
@@ -12,23 +15,58 @@ export interface StartOptions {
   port?: number;
   chain?: Partial<ChainConfig>;
   observe?: CallObserver;
+  /** Cap on the logs one eth_getLogs / eth_getFilterLogs may return (default: none). */
+  maxLogs?: number;
+  /** Polling filters not polled for this long expire (default 5 minutes). */
+  filterTimeoutMs?: number;
+  /** Mining mode: automine (default on), interval in ms (off by default), block order. */
+  mining?: { auto?: boolean; intervalMs?: number; order?: BlockOrder };
+  /** State file to load before serving (see chain/stateFile.ts). */
+  loadState?: string;
+  /**
+   * Fork this upstream (src/chain/fork): state and history up to its fork block are read from
+   * it. The chain id and block gas limit are the upstream's unless `chain` sets them.
+   */
+  fork?: ForkOptions;
 }
 
 export interface Running {
   node: DevNode;
   server: RpcServer;
   dispatcher: Dispatcher;
+  /** What loading `loadState` did. */
+  loaded?: LoadResult;
   close(): Promise<void>;
 }
 
 export async function startDev(options: StartOptions = {}): Promise<Running> {
-  const node = await DevNode.create(defaultConfig(options.chain));
+  const fork = options.fork ? await Fork.open(options.fork) : undefined;
+  const config = defaultConfig(fork ? { chainId: fork.chainId, gasLimit: fork.header.gasLimit, ...options.chain } : options.chain);
+  const node = await DevNode.create(config, fork).catch((err: unknown) => {
+    fork?.close();
+    throw err;
+  });
+  node.logs.maxResults = options.maxLogs;
+  if (options.filterTimeoutMs !== undefined) node.filters.timeoutMs = options.filterTimeoutMs;
+  let loaded: LoadResult | undefined;
+  if (options.loadState !== undefined) {
+    try {
+      loaded = await applyState(node, await readStateFile(node, options.loadState));
+    } catch (err) {
+      node.close();
+      throw err;
+    }
+  }
+  if (options.mining?.order) node.mining.order = options.mining.order;
+  if (options.mining?.auto === false) node.mining.auto = false;
+  if (options.mining?.intervalMs) node.setIntervalMining(options.mining.intervalMs);
   const dispatcher = new Dispatcher(createMethodTable(node, VERSION), options.observe);
   const server = await startServer(dispatcher, { host: options.host ?? '127.0.0.1', port: options.port ?? 8545 });
   return {
     node,
     server,
     dispatcher,
+    loaded,
     close: async () => {
       node.close();
       await server.close();

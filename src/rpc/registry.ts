@@ -57,7 +57,8 @@ export function methodWithContext<const C extends readonly Codec<any>[]>(
   };
 }
 
-function parseParams(codecs: readonly Codec<unknown>[], raw: unknown[]): unknown[] {
+/** Validate `raw` against `codecs` as a method call does; -32602 naming the bad param. */
+export function parseParams(codecs: readonly Codec<unknown>[], raw: unknown[]): unknown[] {
   if (raw.length > codecs.length) {
     throw invalidParams(`too many arguments, want at most ${codecs.length}`);
   }

@@ -33,10 +33,14 @@ import ethCall from './scenarios/eth-call.js';
 import blockNumber from './scenarios/block-number.js';
 import getBalance from './scenarios/get-balance.js';
 import batch from './scenarios/batch.js';
+import tracing from './scenarios/tracing.js';
+import mining from './scenarios/mining.js';
+import snapshots from './scenarios/snapshots.js';
+import fork from './scenarios/fork.js';
 import rssEnd from './scenarios/rss-end.js';
 
 /** Run order. rss-end stays last: it reports memory after everything else. */
-export const SCENARIOS: Scenario[] = [boot, transfers, ethCall, blockNumber, getBalance, batch, rssEnd];
+export const SCENARIOS: Scenario[] = [boot, transfers, ethCall, blockNumber, getBalance, batch, tracing, mining, snapshots, fork, rssEnd];
 
 const KINDS = ['node-rpc', 'anvil'] as const;
 type Kind = (typeof KINDS)[number];

@@ -15,6 +15,17 @@ import { method, type MethodDef } from '../registry.js';
 
 const latest = optional(blockId, LATEST);
 
+/** A storage key as geth takes it: hex of at most 32 bytes, leading zeros allowed ("0x0", or a full 32-byte slot). */
+const storageKey: Codec<bigint> = {
+  type: 'storage key',
+  parse(value, where) {
+    if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(value)) {
+      throw invalidParams(`invalid argument ${where}: expected a hex storage key of at most 32 bytes, got ${JSON.stringify(value)}`);
+    }
+    return BigInt(value);
+  },
+};
+
 /** Block count for eth_feeHistory: QUANTITY or a plain JSON number, as geth accepts. */
 const blockCount: Codec<number> = {
   type: 'block count',
@@ -52,11 +63,12 @@ export function ethMethods(node: DevNode): MethodDef[] {
   return [
     // ------------------------------------------------------------ chain info
     method('eth_chainId', [], () => qty(node.config.chainId)),
-    method('eth_blockNumber', [], () => qty(node.head.number)),
+    method('eth_blockNumber', [], () => qty(node.store.headNumber)),
     method('eth_syncing', [], () => false),
     method('eth_mining', [], () => true),
     method('eth_hashrate', [], () => '0x0'),
-    method('eth_coinbase', [], () => addr(node.head.block.header.coinbase)),
+    /** The coinbase the next block gets (anvil_setCoinbase changes it). */
+    method('eth_coinbase', [], () => addr(node.coinbase)),
     method('eth_accounts', [], () => node.accounts.map((a) => addr(a.address))),
     method('eth_requestAccounts', [], () => node.accounts.map((a) => addr(a.address))),
     method('eth_protocolVersion', [], () => '0x41'),
@@ -83,7 +95,7 @@ export function ethMethods(node: DevNode): MethodDef[] {
     method('eth_getBalance', [address, latest], async (a, b) => qty((await node.getAccount(a, b)).balance)),
     method('eth_getTransactionCount', [address, latest], async (a, b) => qty(await node.getNonce(a, b))),
     method('eth_getCode', [address, latest], async (a, b) => hex(await node.getCode(a, b))),
-    method('eth_getStorageAt', [address, quantity, latest], async (a, slot, b) => {
+    method('eth_getStorageAt', [address, storageKey, latest], async (a, slot, b) => {
       if (slot >= 1n << 256n) throw invalidParams('invalid argument 1: storage slot exceeds 32 bytes');
       return hex(await node.getStorageAt(a, slot, b));
     }),

@@ -1,0 +1,334 @@
+/**
+ * The node's state manager: ethereumjs' Merkle state manager, plus read-through to the fork
+ * upstream while a fork is active (`link.fork`; without one every method is the parent's).
+ *
+ * The local trie holds only what was written here; a trie miss means "never written here", and
+ * the upstream's value at the fork block (cached by UpstreamState) is the answer. Upstream values
+ * are never copied into the trie or the ethereumjs caches (those flush into the trie), so reads do
+ * not change the state root: the trie, its root and eth_getProof reflect local writes only.
+ *
+ * Writes that erase something the upstream has must stay visible as erasures, since a trie miss
+ * would otherwise bring the upstream value back. Both kinds of erasure are recorded in the trie
+ * itself, so snapshots (a state root) and reverts (setStateRoot) cover them like any other write:
+ *
+ *  - A deleted account (EIP-161 cleanup, self-destruct) whose upstream copy exists is kept as a
+ *    tombstone: an empty account with a reserved code hash, read back as "no account".
+ *  - Storage: an account read from the upstream with code gets, as its storage root, the root of a
+ *    one-entry trie that marks "the rest of this storage is upstream" (UPSTREAM_MARK). Local slot
+ *    writes go on top of it, and a slot set to zero leaves a zero mark in that trie. A slot missing
+ *    from the trie is then: zero-marked → zero; trie marked upstream → the upstream's value; else
+ *    zero. Clearing storage (contract creation, `state` overrides) empties the trie, marks
+ *    included: the upstream's slots are gone for good. Accounts without code at the fork block
+ *    have no upstream storage.
+ *
+ * Mark keys are 33-byte preimages, so their hashed trie keys cannot collide with any 32-byte slot,
+ * and mark values are 33 bytes long, which no storage value can be.
+ */
+import { RLP } from '@ethereumjs/rlp';
+import { CODEHASH_PREFIX, MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager';
+import type { StorageDump, StorageRange } from '@ethereumjs/common';
+import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { Account, Address, KECCAK256_RLP, bytesToUnprefixedHex, concatBytes, createAccountFromRLP, equalsBytes, hexToBytes, utf8ToBytes } from '@ethereumjs/util';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import type { Fork } from './fork.js';
+
+/** The fork a node currently runs on, shared by the live state, its copies and the EVM's history. */
+export class ForkLink {
+  constructor(public fork: Fork | undefined = undefined) {}
+}
+
+const EMPTY = new Uint8Array(0);
+const RLP_EMPTY = RLP.encode(EMPTY);
+/** Value of every mark entry: 33 bytes, longer than any storage value. */
+const MARK = RLP.encode(new Uint8Array(33).fill(0xfb));
+/** Key of the entry saying "slots not in this trie are the upstream's". */
+const UPSTREAM_MARK = new Uint8Array(33).fill(0xfe);
+const ZERO_MARK_PREFIX = new Uint8Array([0xfd]);
+/** Code hash of a tombstone (no code has it; nothing is stored under it). */
+const TOMBSTONE_CODE_HASH = keccak_256(utf8ToBytes('node-rpc fork: account deleted locally'));
+/** "Not in the local trie": read the upstream. */
+const UNTOUCHED = Symbol('untouched');
+
+const zeroMark = (key: Uint8Array) => concatBytes(ZERO_MARK_PREFIX, key);
+
+/**
+ * What a discovery run (see `withPrefetch`) would have fetched: instead of waiting for each
+ * upstream read, the run records it and goes on with an empty value.
+ */
+class Discovery {
+  readonly accounts = new Map<string, Address>();
+  readonly slots = new Map<string, [Address, Uint8Array]>();
+
+  get empty(): boolean {
+    return this.accounts.size === 0 && this.slots.size === 0;
+  }
+
+  account(a: Address): void {
+    this.accounts.set(a.toString(), a);
+  }
+
+  slot(a: Address, key: Uint8Array): void {
+    this.slots.set(a.toString() + bytesToUnprefixedHex(key), [a, key]);
+  }
+}
+
+export interface ForkStateManagerOpts extends MerkleStateManagerOpts {
+  link: ForkLink;
+}
+
+export class ForkStateManager extends MerkleStateManager {
+  readonly link: ForkLink;
+  /** While set, upstream misses are recorded here and read as empty (discovery runs). */
+  discovery: Discovery | undefined;
+  private upstreamRoot: Uint8Array | undefined;
+  /**
+   * Addresses known to be missing from the trie at root `absentRoot`. Calls discard their account
+   * cache entries (checkpoint revert); this keeps repeated calls from walking the trie again for
+   * every upstream account they touch.
+   */
+  private absent = new Set<string>();
+  private absentRoot: Uint8Array | undefined;
+
+  constructor(opts: ForkStateManagerOpts) {
+    super(opts);
+    this.link = opts.link;
+  }
+
+  // ---------------------------------------------------------------- accounts
+
+  override async getAccount(address: Address): Promise<Account | undefined> {
+    const fork = this.link.fork;
+    if (fork === undefined) return super.getAccount(address);
+    const local = await this.localAccount(address);
+    return local === UNTOUCHED ? this.upstreamAccount(fork, address) : local;
+  }
+
+  override async putAccount(address: Address, account: Account | undefined): Promise<void> {
+    if (account === undefined && this.link.fork !== undefined) return this.deleteAccount(address);
+    return super.putAccount(address, account);
+  }
+
+  override async deleteAccount(address: Address): Promise<void> {
+    const fork = this.link.fork;
+    // Where a trie miss reads nothing upstream either, a plain delete is exact.
+    if (fork === undefined || fork.state.accountNow(address) === null) return super.deleteAccount(address);
+    this._caches?.deleteAccount(address);
+    delete this._storageTries[bytesToUnprefixedHex(keccak_256(address.bytes))];
+    await super.putAccount(address, new Account(0n, 0n, KECCAK256_RLP, TOMBSTONE_CODE_HASH));
+  }
+
+  /** The account as written locally: UNTOUCHED if never, undefined if deleted here. */
+  private async localAccount(address: Address): Promise<Account | undefined | typeof UNTOUCHED> {
+    const elem = this._caches?.account?.get(address);
+    let account: Account | undefined;
+    if (elem !== undefined) {
+      if (elem.accountRLP === undefined) return UNTOUCHED;
+      account = createAccountFromRLP(elem.accountRLP);
+    } else {
+      const key = address.toString();
+      if (this.absentIn(this._trie.root()).has(key)) return UNTOUCHED;
+      const rlp = await this._trie.get(address.bytes);
+      account = rlp === null ? undefined : createAccountFromRLP(rlp);
+      // Cached either way (a miss as undefined: with a fork, "not written here").
+      this._caches?.account?.put(address, account);
+      if (account === undefined) {
+        this.absent.add(key);
+        return UNTOUCHED;
+      }
+    }
+    return equalsBytes(account.codeHash, TOMBSTONE_CODE_HASH) ? undefined : account;
+  }
+
+  /** The absent-address set for trie root `root` (emptied when the root moved). */
+  private absentIn(root: Uint8Array): Set<string> {
+    if (this.absentRoot !== root && (this.absentRoot === undefined || !equalsBytes(this.absentRoot, root))) {
+      this.absent.clear();
+      this.absentRoot = root;
+    }
+    return this.absent;
+  }
+
+  private async upstreamAccount(fork: Fork, address: Address): Promise<Account | undefined> {
+    let up = fork.state.accountNow(address);
+    if (up === undefined) {
+      if (this.discovery) {
+        this.discovery.account(address);
+        return undefined;
+      }
+      up = await fork.state.account(address);
+    }
+    if (up === null) return undefined;
+    const storageRoot = up.code.length > 0 ? (this.upstreamRoot ?? (await this.ensureUpstreamRoot())) : KECCAK256_RLP;
+    return new Account(up.nonce, up.balance, storageRoot, up.codeHash);
+  }
+
+  /** Root of the one-entry trie marking "storage continues upstream" (written into this trie's database once). */
+  private async ensureUpstreamRoot(): Promise<Uint8Array> {
+    const trie = this._trie.shallowCopy(false);
+    trie.root(trie.EMPTY_TRIE_ROOT);
+    await trie.put(UPSTREAM_MARK, MARK);
+    this.upstreamRoot = trie.root();
+    return this.upstreamRoot;
+  }
+
+  // ---------------------------------------------------------------- code
+
+  override async getCode(address: Address): Promise<Uint8Array> {
+    const fork = this.link.fork;
+    if (fork === undefined) return super.getCode(address);
+    const elem = this._caches?.code?.get(address);
+    if (elem !== undefined) return elem.code ?? EMPTY;
+    const local = await this.localAccount(address);
+    if (local === UNTOUCHED) {
+      let up = fork.state.accountNow(address);
+      if (up === undefined) {
+        if (this.discovery) {
+          this.discovery.account(address);
+          return EMPTY;
+        }
+        up = await fork.state.account(address);
+      }
+      return up?.code ?? EMPTY;
+    }
+    if (local === undefined || !local.isContract()) return EMPTY;
+    const key = this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, local.codeHash) : local.codeHash;
+    // Code of an upstream account that was written here (its balance, say) is the upstream's.
+    const code = (await this._trie.database().get(key)) ?? fork.state.codeByHash(local.codeHash) ?? EMPTY;
+    this._caches?.code?.put(address, code);
+    return code;
+  }
+
+  // ---------------------------------------------------------------- storage
+
+  override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    const fork = this.link.fork;
+    if (fork === undefined || key.length !== 32) return super.getStorage(address, key);
+    const cached = this._caches?.storage?.get(address, key);
+    if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
+    const local = await this.localAccount(address);
+    if (local === UNTOUCHED) return this.untouchedSlot(fork, address, key);
+    if (local === undefined || equalsBytes(local.storageRoot, KECCAK256_RLP)) return EMPTY;
+    // Storage never written here: all of it is the upstream's.
+    if (this.upstreamRoot !== undefined && equalsBytes(local.storageRoot, this.upstreamRoot)) return this.upstreamSlot(fork, address, key);
+    const trie = this._getStorageTrie(address, local);
+    const value = await trie.get(key);
+    if (value !== null) {
+      this._caches?.storage?.put(address, key, value);
+      return RLP.decode(value) as Uint8Array;
+    }
+    if ((await trie.get(UPSTREAM_MARK)) === null || (await trie.get(zeroMark(key))) !== null) {
+      this._caches?.storage?.put(address, key, RLP_EMPTY);
+      return EMPTY;
+    }
+    return this.upstreamSlot(fork, address, key);
+  }
+
+  /** A slot of an account never written here: the upstream's, if the account has code there. */
+  private async untouchedSlot(fork: Fork, address: Address, key: Uint8Array): Promise<Uint8Array> {
+    const up = fork.state.accountNow(address);
+    if (up === undefined) {
+      if (this.discovery) {
+        this.discovery.account(address);
+        this.discovery.slot(address, key);
+        return EMPTY;
+      }
+      const [account, value] = await Promise.all([fork.state.account(address), fork.state.slot(address, key)]);
+      return account !== null && account.code.length > 0 ? value : EMPTY;
+    }
+    if (up === null || up.code.length === 0) return EMPTY;
+    return this.upstreamSlot(fork, address, key);
+  }
+
+  private async upstreamSlot(fork: Fork, address: Address, key: Uint8Array): Promise<Uint8Array> {
+    const known = fork.state.slotNow(address, key);
+    if (known !== undefined) return known;
+    if (this.discovery) {
+      this.discovery.slot(address, key);
+      return EMPTY;
+    }
+    return fork.state.slot(address, key);
+  }
+
+  /** Zeroing a slot of upstream-backed storage leaves a zero mark, so the upstream value stays hidden. */
+  protected override async _writeContractStorage(address: Address, account: Account, key: Uint8Array, value: Uint8Array): Promise<void> {
+    if (this.link.fork === undefined || value.length > 0) return super._writeContractStorage(address, account, key, value);
+    await this._modifyContractStorage(address, account, async (trie: MerklePatriciaTrie, done: Function) => {
+      await trie.del(key);
+      if ((await trie.get(UPSTREAM_MARK)) !== null) await trie.put(zeroMark(key), MARK);
+      done();
+    });
+  }
+
+  /** Storage dumps leave the marks out. */
+  override async dumpStorage(address: Address): Promise<StorageDump> {
+    return withoutMarks(await super.dumpStorage(address));
+  }
+
+  override async dumpStorageRange(address: Address, startKey: bigint, limit: number): Promise<StorageRange> {
+    const range = await super.dumpStorageRange(address, startKey, limit);
+    for (const [k, v] of Object.entries(range.storage)) if (v && isMark(v.value)) delete range.storage[k];
+    return range;
+  }
+
+  // ---------------------------------------------------------------- copies
+
+  override shallowCopy(downlevelCaches = true): ForkStateManager {
+    const common = this.common.copy();
+    common.setHardfork(this.common.hardfork());
+    const cacheSize = !downlevelCaches ? (this._trie as unknown as { _opts: { cacheSize: number } })._opts.cacheSize : 0;
+    const copy = new ForkStateManager({
+      common,
+      trie: this._trie.shallowCopy(false, { cacheSize }),
+      prefixStorageTrieKeys: this._prefixStorageTrieKeys,
+      prefixCodeHashes: this._prefixCodeHashes,
+      caches: this._caches?.shallowCopy(downlevelCaches),
+      link: this.link,
+    });
+    copy.upstreamRoot = this.upstreamRoot;
+    return copy;
+  }
+}
+
+function isMark(valueHex: string | null): boolean {
+  if (!valueHex) return false;
+  return (RLP.decode(hexToBytes(('0x' + valueHex.replace(/^0x/, '')) as `0x${string}`)) as Uint8Array).length > 32;
+}
+
+function withoutMarks(dump: StorageDump): StorageDump {
+  for (const [k, v] of Object.entries(dump)) if (isMark(v)) delete dump[k];
+  return dump;
+}
+
+/** Most discovery runs before the rest runs with plain (waiting) reads. */
+const MAX_DISCOVERY_RUNS = 6;
+
+/**
+ * Run `fn` (an execution on a VM whose state manager is `sm`, with every effect discarded) so that
+ * the upstream reads it needs are fetched in batches rather than one at a time: while a run meets
+ * reads the cache cannot answer, it only records them (and sees empty values); they are fetched
+ * together, in one burst, and the run is repeated. The first run that needed nothing new is the
+ * answer; with everything cached that is the first run, at no extra cost.
+ */
+export async function withPrefetch<T>(sm: unknown, fn: () => Promise<T>): Promise<T> {
+  if (!(sm instanceof ForkStateManager) || sm.discovery !== undefined) return fn();
+  const fork = sm.link.fork;
+  if (fork === undefined) return fn();
+  for (let run = 0; run < MAX_DISCOVERY_RUNS; run++) {
+    const d = new Discovery();
+    sm.discovery = d;
+    let outcome: { ok: true; value: T } | { ok: false; error: unknown };
+    try {
+      outcome = { ok: true, value: await fn() };
+    } catch (error) {
+      outcome = { ok: false, error };
+    } finally {
+      sm.discovery = undefined;
+    }
+    if (d.empty) {
+      if (outcome.ok) return outcome.value;
+      throw outcome.error;
+    }
+    await fork.state.prefetch(d.accounts.values(), d.slots.values());
+  }
+  return fn();
+}

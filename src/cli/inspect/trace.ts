@@ -1,0 +1,122 @@
+/**
+ * `node-rpc trace <txhash>`: a transaction's call tree from the node's callTracer: depth, call
+ * type, from → to, value, gas used, decoded selectors and events where known, revert reasons in
+ * red, logs in the order they were emitted.
+ */
+import { statSync } from 'node:fs';
+import type { Command } from 'commander';
+import { hexToBytes } from '@ethereumjs/util';
+import { decodeRevertReason } from '../../chain/revert.js';
+import { Signatures } from './abi.js';
+import { action, addCommonOptions, big, ether, printJson, RpcClient, safe, styles, write, type InspectFlags } from './client.js';
+
+export interface CallFrame {
+  type: string;
+  from: string;
+  to?: string;
+  value?: string;
+  gas?: string;
+  gasUsed?: string;
+  input?: string;
+  output?: string;
+  error?: string;
+  revertReason?: string;
+  calls?: CallFrame[];
+  logs?: Array<{ address: string; topics?: string[]; data?: string; position?: string }>;
+}
+
+interface TraceFlags extends InspectFlags {
+  abi?: string[];
+}
+
+function revertText(frame: CallFrame, sigs: Signatures): string {
+  let text = frame.error ?? 'failed';
+  let reason = frame.revertReason;
+  if (reason === undefined && frame.output && frame.output.length >= 10) {
+    try {
+      reason = decodeRevertReason(hexToBytes(frame.output as `0x${string}`));
+    } catch {
+      reason = undefined;
+    }
+    if (reason === undefined) reason = sigs.functions.get(frame.output.slice(0, 10).toLowerCase());
+  }
+  if (reason !== undefined) text += `: ${safe(reason)}`;
+  return text;
+}
+
+/** The tree as lines (no trailing newline). */
+export function renderCallTree(root: CallFrame, sigs: Signatures): string[] {
+  const c = styles();
+  const lines: string[] = [];
+  const visit = (frame: CallFrame, depth: number, lead: string, branch: string) => {
+    const parts = [c.dim(String(depth)), c.bold(frame.type), `${frame.from} → ${frame.to ?? '?'}`];
+    if (frame.type === 'CREATE' || frame.type === 'CREATE2') parts.push(c.cyan('created'));
+    else {
+      const call = sigs.describeCall(frame.input);
+      if (call) parts.push(call.startsWith('0x') ? c.dim(call) : c.cyan(call));
+    }
+    const value = big(frame.value);
+    if (value > 0n) parts.push(`value ${ether(value)}`);
+    parts.push(`gas used ${big(frame.gasUsed)}`);
+    if (frame.error !== undefined) parts.push(c.red(`✗ ${revertText(frame, sigs)}`));
+    lines.push(lead + branch + parts.join('  '));
+    const childLead = lead + (branch === '' ? '' : branch === '└─ ' ? '   ' : '│  ');
+    const calls = frame.calls ?? [];
+    const logs = [...(frame.logs ?? [])].sort((a, b) => Number(big(a.position) - big(b.position)));
+    // Interleave: a log at position p was emitted after the frame's first p sub-calls.
+    const items: Array<{ log?: (typeof logs)[number]; call?: CallFrame }> = [];
+    let li = 0;
+    for (let ci = 0; ci <= calls.length; ci++) {
+      while (li < logs.length && Number(big(logs[li].position)) <= ci) items.push({ log: logs[li++] });
+      if (ci < calls.length) items.push({ call: calls[ci] });
+    }
+    while (li < logs.length) items.push({ log: logs[li++] });
+    items.forEach((item, i) => {
+      const b = i === items.length - 1 ? '└─ ' : '├─ ';
+      if (item.call) return visit(item.call, depth + 1, childLead, b);
+      const log = item.log!;
+      const topic0 = log.topics?.[0];
+      const name = topic0 === undefined ? c.dim('anonymous') : (sigs.events.get(topic0.toLowerCase()) ?? c.dim(topic0));
+      const dataBytes = log.data && log.data.length > 2 ? (log.data.length - 2) / 2 : 0;
+      lines.push(`${childLead}${b}${c.magenta('log')}  ${name}  ${c.dim(`${log.address}  topics ${log.topics?.length ?? 0}  data ${dataBytes} bytes`)}`);
+    });
+  };
+  visit(root, 0, '', '');
+  return lines;
+}
+
+export function traceCommand(program: Command): void {
+  addCommonOptions(
+    program
+      .command('trace')
+      .argument('<txhash>', 'hash of a mined transaction')
+      .description("show a transaction's call tree (debug_traceTransaction with the callTracer)")
+      .option(
+        '--abi <path>',
+        'ABI or artifact JSON file, or a directory of them, naming selectors and events; repeatable (default: ./artifacts and ./out when present)',
+        (value: string, prev: string[] | undefined) => [...(prev ?? []), value],
+      ),
+  ).action(
+    action(async (hash: string, flags: TraceFlags) => {
+      if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) throw new Error(`not a transaction hash: ${hash}`);
+      const client = new RpcClient(flags.rpc);
+      const trace = await client.call<CallFrame>('debug_traceTransaction', [hash, { tracer: 'callTracer', tracerConfig: { withLog: true } }]);
+      if (flags.json) return printJson(trace);
+      const receipt = await client.call<{ status?: string; blockNumber: string; transactionIndex: string; gasUsed: string } | null>('eth_getTransactionReceipt', [hash]);
+      const sigs = new Signatures();
+      sigs.load(flags.abi ?? ['artifacts', 'out'].filter(isDir));
+      const c = styles();
+      const status = receipt?.status === '0x0' ? c.red('reverted') : c.green('success');
+      const where = receipt ? `block #${big(receipt.blockNumber)}  index ${big(receipt.transactionIndex)}  ` : '';
+      write([`${c.bold('Transaction')} ${hash}`, `  ${where}${status}  gas used ${big(receipt?.gasUsed ?? trace.gasUsed)}`, '', ...renderCallTree(trace, sigs)].join('\n'));
+    }),
+  );
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

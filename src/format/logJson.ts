@@ -1,0 +1,45 @@
+/**
+ * Logs written straight to JSON text (same fields and order as `formatLog`), for eth_getLogs,
+ * filter changes and `logs` notifications: no intermediate objects, and the block and transaction
+ * parts are written once per block / transaction rather than once per log.
+ */
+import { bytesToHex } from '@ethereumjs/util';
+import type { LogChange, LogEntry } from '../chain/logs.js';
+import type { MinedTx } from '../chain/types.js';
+import { RawJson } from './hex.js';
+
+/** Writes logs, reusing the block/transaction part while consecutive logs share a transaction. */
+export class LogWriter {
+  private tx: MinedTx | undefined;
+  private tail = '';
+
+  /** One log object as JSON text. */
+  write(e: LogEntry, removed: boolean): string {
+    if (e.tx !== this.tx) {
+      const t = e.tx;
+      const b = t.block;
+      this.tx = t;
+      this.tail =
+        `","blockNumber":"0x${b.number.toString(16)}","blockHash":"${b.hashHex}","blockTimestamp":"0x${b.block.header.timestamp.toString(16)}"` +
+        `,"transactionHash":"${t.hashHex}","transactionIndex":"0x${t.index.toString(16)}","logIndex":"0x`;
+    }
+    const topics = e.topics.length === 0 ? '[]' : `["${e.topics.join('","')}"]`;
+    return `{"address":"${e.address}","topics":${topics},"data":"${bytesToHex(e.data)}${this.tail}${e.logIndex.toString(16)}","removed":${removed}}`;
+  }
+}
+
+/** A JSON array of logs (all with the same `removed`). */
+export function logsJson(entries: readonly LogEntry[], removed = false): RawJson {
+  if (entries.length === 0) return new RawJson('[]');
+  const w = new LogWriter();
+  const parts = new Array<string>(entries.length);
+  for (let i = 0; i < entries.length; i++) parts[i] = w.write(entries[i], removed);
+  return new RawJson(`[${parts.join(',')}]`);
+}
+
+/** A JSON array of log changes (filter changes: removed ones included). */
+export function logChangesJson(changes: readonly LogChange[]): RawJson {
+  if (changes.length === 0) return new RawJson('[]');
+  const w = new LogWriter();
+  return new RawJson(`[${changes.map((c) => w.write(c.entry, c.removed)).join(',')}]`);
+}

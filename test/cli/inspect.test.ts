@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { Interface } from 'ethers';
+import { ADDRS, artifact, startTestNode, type TestNode } from '../support/node.js';
+
+const BIN = fileURLToPath(new URL('../../../bin/node-rpc.js', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../../../fixtures/artifacts', import.meta.url));
+const ANVIL = fileURLToPath(new URL('../../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil', import.meta.url));
+const ESC = /\u001b\[/;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the CLI as a child process (asynchronously: the node under test lives in this process). */
+function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, FORCE_COLOR: '1', ...env } }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('inspection commands against a live node (child processes)', () => {
+  let n: TestNode;
+  let tryFail: string;
+  let callStore: string;
+  let calleeAddr: string;
+  let callerAddr: string;
+
+  before(async () => {
+    n = await startTestNode();
+    const deploy = async (name: string) => (await n.rpc('eth_getTransactionReceipt', [await n.rpc('eth_sendTransaction', [{ from: ADDRS[0], data: artifact(name).bytecode }])])).contractAddress;
+    calleeAddr = await deploy('Callee');
+    callerAddr = await deploy('Caller');
+    const caller = new Interface(artifact('Caller').abi);
+    tryFail = await n.rpc('eth_sendTransaction', [{ from: ADDRS[0], to: callerAddr, data: caller.encodeFunctionData('tryFail', [calleeAddr]) }]);
+    callStore = await n.rpc('eth_sendTransaction', [{ from: ADDRS[0], to: callerAddr, data: caller.encodeFunctionData('callStore', [calleeAddr, 5]), value: '0x0' }]);
+  });
+  after(async () => {
+    await n.close();
+  });
+
+  test('trace: call tree with depth, type, from → to, decoded selectors, revert reason and logs; no colour when piped', async () => {
+    const [r, nested, bare, json] = await Promise.all([
+      cli(['trace', tryFail, '--rpc', n.url, '--abi', ARTIFACTS]),
+      cli(['trace', callStore, '--rpc', n.url, '--abi', ARTIFACTS + '/Caller.json', '--abi', ARTIFACTS + '/Callee.json']),
+      cli(['trace', callStore, '--rpc', n.url]),
+      cli(['trace', tryFail, '--rpc', n.url, '--json']),
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, ESC, 'no escape codes in piped output, even with FORCE_COLOR');
+    const lines = r.stdout.trimEnd().split('\n');
+    assert.equal(lines[0], `Transaction ${tryFail}`);
+    const receipt = await n.rpc('eth_getTransactionReceipt', [tryFail]);
+    assert.equal(lines[1], `  block #${BigInt(receipt.blockNumber)}  index 0  success  gas used ${BigInt(receipt.gasUsed)}`);
+    assert.equal(lines[3], `0  CALL  ${ADDRS[0].toLowerCase()} → ${callerAddr}  tryFail(address)  gas used ${BigInt(receipt.gasUsed)}`);
+    assert.match(lines[4], new RegExp(`^├─ 1  STATICCALL  ${callerAddr} → ${calleeAddr}  fail\\(\\)  gas used \\d+  ✗ execution reverted: callee failed$`));
+    assert.match(lines[5], new RegExp(`^└─ log  Caught\\(string\\)  ${callerAddr}  topics 1  data 96 bytes$`));
+    assert.equal(lines.length, 6);
+
+    assert.equal(nested.code, 0, nested.stderr);
+    const tree = nested.stdout.trimEnd().split('\n').slice(3);
+    assert.match(tree[0], /^0  CALL  .* callStore\(address,uint256\)/);
+    assert.match(tree[1], /^└─ 1  CALL  .* store\(uint256\)  gas used \d+$/);
+    assert.match(tree[2], /^   └─ log  Stored\(uint256\)  /);
+
+    assert.match(bare.stdout, /0x462b537c/, 'unknown selectors shown as such');
+
+    assert.deepEqual(JSON.parse(json.stdout), await n.rpc('debug_traceTransaction', [tryFail, { tracer: 'callTracer', tracerConfig: { withLog: true } }]));
+  });
+
+  test('txpool: pending and queued tables, and --json', async () => {
+    await n.node.setAutomine(false);
+    try {
+      const pending = await n.rpc('eth_sendTransaction', [{ from: ADDRS[1], to: ADDRS[2], value: '0xde0b6b3a7640000' }]);
+      const nonce = BigInt(await n.rpc('eth_getTransactionCount', [ADDRS[1], 'latest']));
+      const queued = await n.rpc('eth_sendTransaction', [{ from: ADDRS[1], data: '0x6000', nonce: '0x' + (nonce + 5n).toString(16) }]);
+      const r = await cli(['txpool', '--rpc', n.url]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stdout, ESC);
+      const lines = r.stdout.trimEnd().split('\n');
+      assert.equal(lines[0], 'Pending (1)');
+      assert.match(lines[1], /^ {2}FROM +NONCE +TO +VALUE +GAS +PRICE +HASH$/);
+      const [a1, a2] = [ADDRS[1].toLowerCase(), ADDRS[2].toLowerCase()];
+      assert.match(lines[2], new RegExp(`^  ${a1} +${nonce} +${a2} +1 ETH +21000 +[\\d.]+ gwei \\(tip 1 gwei\\) +${pending}$`));
+      assert.equal(lines[3], 'Queued (1)');
+      assert.match(lines[5], new RegExp(`^  ${a1} +${nonce + 5n} +contract creation +0 ETH .* ${queued}$`));
+
+      const json = await cli(['txpool', '--rpc', n.url, '--json']);
+      assert.deepEqual(JSON.parse(json.stdout), await n.rpc('txpool_content'));
+    } finally {
+      await n.node.mineNow();
+      await n.node.setAutomine(true);
+    }
+    const empty = await cli(['txpool', '--rpc', n.url]);
+    assert.match(empty.stdout, /^Pending \(0\)\n {2}none\nQueued \(1\)/);
+  });
+
+  test('block: header summary and transactions, by number, tag or hash', async () => {
+    const receipt = await n.rpc('eth_getTransactionReceipt', [callStore]);
+    const number = BigInt(receipt.blockNumber);
+    const block = await n.rpc('eth_getBlockByNumber', [receipt.blockNumber, false]);
+    const [r, byHash, byHex, genesis, creation, json] = await Promise.all([
+      cli(['block', String(number), '--rpc', n.url]),
+      cli(['block', block.hash, '--rpc', n.url]),
+      cli(['block', receipt.blockNumber, '--rpc', n.url]),
+      cli(['block', 'earliest', '--rpc', n.url]),
+      cli(['block', '1', '--rpc', n.url]),
+      cli(['block', '--rpc', n.url, '--json']),
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, ESC);
+    const lines = r.stdout.trimEnd().split('\n');
+    assert.equal(lines[0], `Block #${number}  ${block.hash}`);
+    assert.match(r.stdout, new RegExp(`gas used +${BigInt(block.gasUsed)} / 30000000 \\(`));
+    assert.match(r.stdout, /base fee +[\d.]+ gwei/);
+    assert.match(r.stdout, /transactions +1\n/);
+    assert.match(lines[lines.length - 1], new RegExp(`^  0  ${callStore}  ${ADDRS[0].toLowerCase()}  ${callerAddr}  0 ETH  ${BigInt(receipt.gasUsed)} +success$`));
+    assert.equal(byHash.stdout, r.stdout);
+    assert.equal(byHex.stdout, r.stdout);
+    assert.match(genesis.stdout, /^Block #0 /);
+    assert.match(genesis.stdout, /transactions +0\n?$/);
+    assert.match(creation.stdout, new RegExp(`create ${calleeAddr}`));
+    assert.deepEqual(JSON.parse(json.stdout), await n.rpc('eth_getBlockByNumber', ['latest', true]));
+  });
+
+  test('failures print one error line and exit 1', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const [missing, badRef, badHash, unknown, down] = await Promise.all([
+      cli(['block', '999', '--rpc', n.url]),
+      cli(['block', 'yesterday', '--rpc', n.url]),
+      cli(['trace', '0x1234', '--rpc', n.url]),
+      cli(['trace', '0x' + '11'.repeat(32), '--rpc', n.url]),
+      cli(['txpool', '--rpc', `http://127.0.0.1:${port}`]),
+    ]);
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stderr, 'error: block 999 not found\n');
+    assert.equal(badRef.code, 1);
+    assert.match(badRef.stderr, /^error: not a block number, tag or hash: yesterday/);
+    assert.equal(badHash.code, 1);
+    assert.equal(badHash.stderr, 'error: not a transaction hash: 0x1234\n');
+    assert.equal(unknown.code, 1);
+    assert.equal(unknown.stderr, 'error: debug_traceTransaction: transaction not found\n');
+    assert.equal(down.code, 1);
+    assert.match(down.stderr, new RegExp(`^error: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\\n$`));
+  });
+});
+
+describe('inspection commands against anvil: plain JSON-RPC', () => {
+  let anvil: ChildProcess;
+  let url: string;
+
+  before(async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    url = `http://127.0.0.1:${port}`;
+    anvil = spawn(ANVIL, ['--port', String(port), '--host', '127.0.0.1', '--chain-id', '984', '--silent'], { stdio: 'ignore' });
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      try {
+        await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
+        break;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  });
+  after(() => {
+    anvil?.kill('SIGTERM');
+  });
+
+  test('trace, block and txpool work the same against another node', async () => {
+    const post = async (method: string, params: unknown[]) =>
+      ((await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { result: any }).result;
+    const hash = await post('eth_sendTransaction', [{ from: ADDRS[0], data: artifact('Callee').bytecode }]);
+    const [trace, block, pool] = await Promise.all([cli(['trace', hash, '--rpc', url]), cli(['block', '--rpc', url]), cli(['txpool', '--rpc', url])]);
+    assert.equal(trace.code, 0, trace.stderr);
+    assert.match(trace.stdout, /^0  CREATE  0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266 → 0x5fbdb2315678afecb367f032d93f642f64180aa3  created  gas used \d+$/m);
+    assert.equal(block.code, 0, block.stderr);
+    assert.match(block.stdout, /^Block #1 /);
+    assert.match(block.stdout, new RegExp(`create 0x5fbdb2315678afecb367f032d93f642f64180aa3`));
+    assert.equal(pool.code, 0, pool.stderr);
+    assert.match(pool.stdout, /^Pending \(0\)/);
+  });
+});

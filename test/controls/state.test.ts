@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { after, before, describe, test } from 'node:test';
+import { keccak256 } from 'ethers';
+import { readStateFile, writeStateFile } from '../../src/chain/stateFile.js';
+import { ADDRS, startTestNode, type TestNode } from '../support/node.js';
+import { block, blockNumber, deploy, eventsIface, failure, send, storageIface } from './helpers.js';
+
+const WHALE = '0x00000000000000000000000000000000000f00d5';
+const blobText = (blob: string) => gunzipSync(Buffer.from(blob.slice(2), 'hex')).toString('utf8');
+const hexBlob = (text: string) => '0x' + Buffer.from(text).toString('hex');
+
+/** The live state root: keccak of the root node an account proof starts with. */
+async function liveRoot(n: TestNode): Promise<string> {
+  const p = await n.rpc('eth_getProof', [ADDRS[0], [], 'latest']);
+  return keccak256(p.accountProof[0]);
+}
+
+describe('state dumps', () => {
+  let a: TestNode;
+  let b: TestNode;
+  let storageAt: string;
+  let eventsAt: string;
+  const txs: string[] = [];
+  before(async () => {
+    [a, b] = await Promise.all([startTestNode(), startTestNode()]);
+    // Some history: contracts with storage and logs, an impersonated sender, cheats, a run of empty blocks.
+    storageAt = await deploy(a, 'Storage');
+    eventsAt = await deploy(a, 'Events');
+    txs.push((await send(a, { to: storageAt, data: storageIface().encodeFunctionData('set', [1234]) })).transactionHash);
+    txs.push((await send(a, { to: storageAt, data: storageIface().encodeFunctionData('setBalance', [WHALE, 99]) })).transactionHash);
+    txs.push((await send(a, { to: eventsAt, data: eventsIface().encodeFunctionData('many', [3]) })).transactionHash);
+    await a.rpc('anvil_setBalance', [WHALE, '0xde0b6b3a7640000']);
+    await a.rpc('anvil_impersonateAccount', [WHALE]);
+    txs.push((await send(a, { from: WHALE, to: ADDRS[1], value: '0x10' })).transactionHash);
+    await a.rpc('anvil_mine', ['0x64']);
+    txs.push((await send(a, { from: ADDRS[2], to: WHALE, value: '0x20' })).transactionHash);
+    await a.rpc('anvil_setStorageAt', [WHALE, '0x7', '0x0123']);
+    await a.rpc('anvil_setCode', [WHALE, '0x600160005500']);
+    await a.rpc('anvil_setNonce', [WHALE, '0x9']);
+  });
+  after(async () => {
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  test('anvil_dumpState is gzip-compressed JSON with accounts, blocks, transactions and receipts', async () => {
+    const blob = await a.rpc<string>('anvil_dumpState');
+    assert.match(blob, /^0x1f8b/);
+    const doc = JSON.parse(blobText(blob));
+    assert.equal(doc.version, 1);
+    assert.equal(doc.head.number, await a.rpc('eth_blockNumber'));
+    assert.equal(doc.stateRoot, await liveRoot(a));
+    const whale = doc.accounts[WHALE];
+    assert.deepEqual(whale.storage, { ['0x' + '0'.repeat(63) + '7']: '0x' + '0'.repeat(60) + '0123' });
+    assert.equal(whale.code, '0x600160005500');
+    assert.equal(whale.nonce, 9);
+    assert.ok(Object.keys(doc.accounts[storageAt.toLowerCase()].storage).length >= 2);
+    assert.ok(doc.blocks.some((e: any) => e.emptyRun !== undefined));
+    assert.deepEqual(doc.transactions.map((t: any) => t.hash).filter((h: string) => txs.includes(h)), txs);
+    assert.equal(doc.receipts.length, doc.transactions.length);
+    assert.equal(await a.rpc('hardhat_dumpState'), blob, 'same document under both names');
+  });
+
+  test('loading into a fresh node gives the same state root, accounts, blocks, hashes and receipts', async () => {
+    const blob = await a.rpc<string>('anvil_dumpState');
+    assert.equal(await b.rpc('anvil_loadState', [blob]), true);
+    assert.equal(await blockNumber(b), await blockNumber(a));
+    assert.equal(await liveRoot(b), await liveRoot(a));
+    const head = await blockNumber(a);
+    for (const n of [0, 1, 2, 5, 7, 50, head - 1, head]) assert.deepEqual(await block(b, n, true), await block(a, n, true), `block ${n}`);
+    for (const h of txs) {
+      assert.deepEqual(await b.rpc('eth_getTransactionReceipt', [h]), await a.rpc('eth_getTransactionReceipt', [h]));
+      assert.deepEqual(await b.rpc('eth_getTransactionByHash', [h]), await a.rpc('eth_getTransactionByHash', [h]));
+    }
+    for (const who of [WHALE, storageAt, eventsAt, ...ADDRS]) {
+      assert.equal(await b.rpc('eth_getBalance', [who, 'latest']), await a.rpc('eth_getBalance', [who, 'latest']));
+      assert.equal(await b.rpc('eth_getCode', [who, 'latest']), await a.rpc('eth_getCode', [who, 'latest']));
+      assert.equal(await b.rpc('eth_getTransactionCount', [who, 'latest']), await a.rpc('eth_getTransactionCount', [who, 'latest']));
+    }
+    for (const slot of ['0x0', '0x7']) assert.equal(await b.rpc('eth_getStorageAt', [WHALE, slot, 'latest']), await a.rpc('eth_getStorageAt', [WHALE, slot, 'latest']));
+    assert.equal(await b.rpc('eth_getStorageAt', [storageAt, '0x0', 'latest']), await a.rpc('eth_getStorageAt', [storageAt, '0x0', 'latest']));
+    assert.deepEqual(await b.rpc('eth_getLogs', [{ fromBlock: '0x0', address: eventsAt }]), await a.rpc('eth_getLogs', [{ fromBlock: '0x0', address: eventsAt }]));
+    // Both chains go on identically.
+    await a.rpc('evm_setNextBlockTimestamp', [Number((await block(a, 'latest')).timestamp) + 100]);
+    await b.rpc('evm_setNextBlockTimestamp', [Number((await block(b, 'latest')).timestamp) + 100]);
+    await a.rpc('evm_mine');
+    await b.rpc('evm_mine');
+    assert.deepEqual(await block(b, 'latest'), await block(a, 'latest'));
+    // Older states are not part of a dump: a clear error, not a crash.
+    const old = await failure(b, 'eth_getBalance', [ADDRS[0], '0x2']);
+    assert.match(old.message, /state of block 2 is not available/);
+  });
+
+  test('loading into a longer chain merges the accounts only; anvil dumps give their accounts', async () => {
+    const other = '0x00000000000000000000000000000000000abcde';
+    await b.rpc('anvil_mine', ['0x400']);
+    const head = await block(b, 'latest');
+    const doc = JSON.parse(blobText(await a.rpc('anvil_dumpState')));
+    doc.accounts[other] = { nonce: 3, balance: '0x5', code: '0x', storage: { '0x1': '0x2' } };
+    await b.rpc('anvil_loadState', [hexBlob(JSON.stringify(doc))]);
+    assert.deepEqual(await block(b, 'latest'), head, 'history kept');
+    assert.equal(await b.rpc('eth_getBalance', [other, 'latest']), '0x5');
+    assert.equal(await b.rpc('eth_getTransactionCount', [other, 'latest']), '0x3');
+    assert.equal(await b.rpc('eth_getStorageAt', [other, '0x1', 'latest']), '0x' + '0'.repeat(63) + '2');
+
+    // What anvil itself writes: accounts plus anvil's own history (not read), gzip or plain.
+    const anvilDoc = { block: { number: '0x1' }, best_block_number: '0x1', accounts: { [other]: { nonce: 7, balance: '0x77', code: '0x', storage: {} } }, blocks: [], transactions: [] };
+    await b.rpc('hardhat_loadState', ['0x' + gzipSync(JSON.stringify(anvilDoc)).toString('hex')]);
+    assert.equal(await b.rpc('eth_getBalance', [other, 'latest']), '0x77');
+    assert.equal(await b.rpc('eth_getTransactionCount', [other, 'latest']), '0x7');
+  });
+
+  test('corrupt or wrong-version documents are refused clearly and change nothing', async () => {
+    const before = await b.rpc('eth_getBalance', [ADDRS[0], 'latest']);
+    const head = await block(b, 'latest');
+    const doc = JSON.parse(blobText(await a.rpc('anvil_dumpState')));
+    const cases: Array<[string, RegExp]> = [
+      [hexBlob('{"version":1,'), /not valid JSON/],
+      [hexBlob(JSON.stringify({ ...doc, version: 2 })), /unsupported state version 2: this node reads version 1/],
+      [hexBlob(JSON.stringify({ accounts: {} })), /no "version" field/],
+      [hexBlob(JSON.stringify({ ...doc, chainId: '0x1' })), /chain id 1, this node runs chain id 984/],
+      [hexBlob(JSON.stringify({ ...doc, accounts: { [ADDRS[0]]: { nonce: 0, balance: 'lots' } } })), /balance must be a 0x-hex quantity/],
+      [hexBlob(JSON.stringify({ ...doc, blocks: [...doc.blocks.slice(0, 3), { ...doc.blocks[3], rlp: '0x1234' }] })), /blocks\[3\]\.rlp is not a valid block/],
+      ['0x1f8b0000', /cannot decompress/],
+    ];
+    for (const [blob, message] of cases) {
+      const err = await failure(b, 'anvil_loadState', [blob]);
+      assert.equal(err.code, -32602);
+      assert.match(err.message, message);
+    }
+    assert.equal(await b.rpc('eth_getBalance', [ADDRS[0], 'latest']), before);
+    assert.deepEqual(await block(b, 'latest'), head);
+  });
+
+  test('state files are written atomically and read back (plain or gzip)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'node-rpc-state-'));
+    const path = join(dir, 'state.json');
+    const text = blobText(await a.rpc('anvil_dumpState'));
+    await writeStateFile(path, text);
+    assert.equal(readFileSync(path, 'utf8'), text);
+    const parsed = await readStateFile(a.node, path);
+    assert.equal(parsed.chain?.head, BigInt(await blockNumber(a)));
+    writeFileSync(path + '.gz', gzipSync(text));
+    assert.equal((await readStateFile(a.node, path + '.gz')).chain?.head, parsed.chain?.head);
+    await assert.rejects(readStateFile(a.node, join(dir, 'missing.json')), /missing\.json: no such file/);
+  });
+});
