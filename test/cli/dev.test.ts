@@ -65,10 +65,17 @@ describe('node-rpc dev (child process)', () => {
   });
 
   test('--silent prints nothing on a clean run', async () => {
-    const child = spawn(process.execPath, [BIN, 'dev', '--port', '0', '--silent'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const child = spawn(process.execPath, [BIN, 'dev', '--port', String(port), '--silent'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    await new Promise((r) => setTimeout(r, 700));
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const ok = await fetch(`http://127.0.0.1:${port}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}' }).then((r) => r.ok, () => false);
+      if (ok) break;
+      assert.ok(Date.now() < deadline, 'node did not start');
+      await new Promise((r) => setTimeout(r, 25));
+    }
     child.kill('SIGINT');
     const [code] = await once(child, 'exit');
     assert.equal(code, 0);
