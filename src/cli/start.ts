@@ -41,7 +41,8 @@ export interface Running {
 
 export async function startDev(options: StartOptions = {}): Promise<Running> {
   const fork = options.fork ? await Fork.open(options.fork) : undefined;
-  const config = defaultConfig(fork ? { chainId: fork.chainId, gasLimit: fork.header.gasLimit, ...options.chain } : options.chain);
+  const chain = options.chain;
+  const config = defaultConfig(fork ? { ...chain, chainId: chain?.chainId ?? fork.chainId, gasLimit: chain?.gasLimit ?? fork.header.gasLimit } : chain);
   const node = await DevNode.create(config, fork).catch((err: unknown) => {
     fork?.close();
     throw err;

@@ -7,7 +7,7 @@ import { LATEST, type BlockRef, type StoredBlock } from '../../chain/types.js';
 import { formatBlock } from '../../format/block.js';
 import { addr, hex, qty } from '../../format/hex.js';
 import { formatReceipt } from '../../format/receipt.js';
-import { formatMinedTx } from '../../format/tx.js';
+import { formatMinedTx, formatTx, PENDING } from '../../format/tx.js';
 import { address, arrayOf, blockId, blockNumberOrTag, bool, data, hash32, json, optional, quantity, uint, type Codec } from '../codecs.js';
 import { invalidParams } from '../errors.js';
 import { stateOverrides, txRequest } from '../params.js';
@@ -135,14 +135,18 @@ export function ethMethods(node: DevNode): MethodDef[] {
     }),
 
     // ------------------------------------------------------------ transactions
+    /** A mined transaction, or a pooled one with null block fields (as geth answers). */
     method('eth_getTransactionByHash', [hash32], (h) => {
-      const t = node.tx(bytesToHex(h));
-      return t ? formatMinedTx(t) : null;
+      const hashHex = bytesToHex(h);
+      const t = node.tx(hashHex);
+      if (t) return formatMinedTx(t);
+      const p = node.pool.get(hashHex);
+      return p ? formatTx(p.tx, p.from, p.hashHex, PENDING) : null;
     }),
     method('eth_getTransactionByBlockHashAndIndex', [hash32, uint], (h, i) => txAt(node.block(byHash(h)), i)),
     method('eth_getTransactionByBlockNumberAndIndex', [blockNumberOrTag, uint], (b, i) => txAt(node.block(b), i)),
     method('eth_getRawTransactionByHash', [hash32], (h) => {
-      const t = node.tx(bytesToHex(h));
+      const t = node.tx(bytesToHex(h)) ?? node.pool.get(bytesToHex(h));
       return t ? hex(t.tx.serialize()) : null;
     }),
     method('eth_getTransactionReceipt', [hash32], (h) => {
