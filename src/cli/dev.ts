@@ -1,7 +1,7 @@
 /** `node-rpc dev`: boot the chain, serve it, log requests and blocks, shut down cleanly. */
 import { existsSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
-import { defaultConfig, GWEI, type ChainConfig, type SupportedHardfork } from '../chain/config.js';
+import { defaultConfig, type ChainConfig, type SupportedHardfork } from '../chain/config.js';
 import { dumpState, writeStateFile } from '../chain/stateFile.js';
 import type { BlockOrder } from '../chain/txpool.js';
 import { banner } from './banner.js';
@@ -15,12 +15,12 @@ interface DevFlags {
   host: string;
   chainId: number;
   accounts: number;
-  balance: bigint;
+  balance?: bigint;
   mnemonic: string;
   derivationPath: string;
-  gasLimit: bigint;
+  gasLimit?: bigint;
   baseFee?: bigint;
-  gasPrice: bigint;
+  gasPrice?: bigint;
   hardfork: SupportedHardfork;
   silent?: boolean;
   maxLogs?: number;
@@ -62,13 +62,13 @@ export function devCommand(program: Command): void {
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--chain-id <id>', 'chain id', intIn(1, Number.MAX_SAFE_INTEGER, 'chain id'), Number(d.chainId))
     .option('-a, --accounts <n>', 'number of dev accounts', intIn(0, 10_000, 'accounts'), d.accounts)
-    .option('--balance <ether>', 'balance of each dev account, in ether', ether, d.balance)
+    .option('--balance <ether>', 'balance of each dev account, in ether (default: 10000)', ether)
     .option('-m, --mnemonic <words>', 'BIP-39 mnemonic the dev accounts derive from', mnemonic, d.mnemonic)
     .option('--derivation-path <path>', 'derivation path prefix; the account index is appended', derivationPath, d.derivationPath)
-    .option('--gas-limit <gas>', 'block gas limit', bigUint('gas limit', 21_000n), d.gasLimit)
+    .option('--gas-limit <gas>', `block gas limit (default: ${d.gasLimit})`, bigUint('gas limit', 21_000n))
     .option('--base-fee <wei>', 'base fee of the genesis block, in wei (default 1 gwei)', bigUint('base fee'))
     .option('--block-base-fee-per-gas <wei>', 'alias of --base-fee', bigUint('base fee'))
-    .option('--gas-price <wei>', 'floor for eth_gasPrice, in wei', bigUint('gas price'), 7n * GWEI)
+    .option('--gas-price <wei>', 'floor for eth_gasPrice, in wei (default: 7000000000)', bigUint('gas price'))
     .option('--hardfork <name>', 'hardfork rules: shanghai, cancun or prague', hardfork, d.hardfork)
     .option('--max-logs <n>', 'most logs one eth_getLogs may return; more is error -32005 (default: no cap)', intIn(1, Number.MAX_SAFE_INTEGER, 'max logs'))
     .option('--filter-timeout <seconds>', 'polling filters not polled for this long expire', intIn(1, 86_400 * 365, 'filter timeout'), 300)
@@ -96,12 +96,12 @@ export function devCommand(program: Command): void {
       const chain: Partial<ChainConfig> = {
         chainId: BigInt(flags.chainId),
         accounts: flags.accounts,
-        balance: flags.balance,
+        balance: flags.balance ?? d.balance,
         mnemonic: flags.mnemonic,
         derivationPath: flags.derivationPath,
-        gasLimit: flags.gasLimit,
+        gasLimit: flags.gasLimit ?? d.gasLimit,
         baseFee: flags.baseFee ?? flags.blockBaseFeePerGas ?? d.baseFee,
-        gasPriceFloor: flags.gasPrice,
+        gasPriceFloor: flags.gasPrice ?? d.gasPriceFloor,
         hardfork: flags.hardfork,
       };
       // A fork takes the upstream's chain id and block gas limit unless they are given.

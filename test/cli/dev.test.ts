@@ -12,6 +12,13 @@ function run(args: string[]) {
 }
 
 describe('node-rpc dev (child process)', () => {
+  test('--help lists every flag with its default', () => {
+    const r = run(['dev', '--help']);
+    assert.equal(r.status, 0, r.stderr);
+    for (const flag of ['--port', '--chain-id', '--balance', '--gas-limit', '--gas-price', '--hardfork', '--block-time', '--fork-url', '--max-logs']) assert.ok(r.stdout.includes(flag), flag);
+    assert.match(r.stdout, /--gas-limit <gas>\s+block gas limit \(default: 30000000\)/);
+  });
+
   test('bad flag values exit non-zero with one line naming the flag', () => {
     const cases: Array<[string[], RegExp]> = [
       [['--port', 'abc'], /--port/],
