@@ -48,6 +48,8 @@ const ZERO_MARK_PREFIX = new Uint8Array([0xfd]);
 const TOMBSTONE_CODE_HASH = keccak_256(utf8ToBytes('node-rpc fork: account deleted locally'));
 /** "Not in the local trie": read the upstream. */
 const UNTOUCHED = Symbol('untouched');
+/** Entries each committed-read memo holds before it starts over. */
+const MEMO_LIMIT = 200_000;
 
 const zeroMark = (key: Uint8Array) => concatBytes(ZERO_MARK_PREFIX, key);
 
@@ -98,7 +100,7 @@ export class ForkStateManager extends MerkleStateManager {
 
   override async getAccount(address: Address): Promise<Account | undefined> {
     const fork = this.link.fork;
-    if (fork === undefined) return super.getAccount(address);
+    if (fork === undefined) return this.committedAccount(address);
     const local = await this.localAccount(address);
     return local === UNTOUCHED ? this.upstreamAccount(fork, address) : local;
   }
@@ -115,6 +117,53 @@ export class ForkStateManager extends MerkleStateManager {
     this._caches?.deleteAccount(address);
     delete this._storageTries[bytesToUnprefixedHex(keccak_256(address.bytes))];
     await super.putAccount(address, new Account(0n, 0n, KECCAK256_RLP, TOMBSTONE_CODE_HASH));
+  }
+
+  // ---------------------------------------------------------------- committed-read memo
+  //
+  // Calls run inside a checkpoint that is reverted, and the revert also drops what they read into
+  // the account and storage caches, so every eth_call walked the trie (and hashed its keys) again.
+  // Trie contents are immutable per root: an account under state root R, or a slot under storage
+  // root S, never changes. These memos keep such reads across reverts; they are never stale.
+
+  private accountReads = new Map<string, Uint8Array | null>();
+  private accountReadsRoot: Uint8Array | undefined;
+  private storageReads = new Map<string, Uint8Array | null>();
+
+  private async committedAccount(address: Address): Promise<Account | undefined> {
+    const elem = this._caches?.account?.get(address);
+    if (elem !== undefined) return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined;
+    const root = this._trie.root();
+    if (this.accountReadsRoot === undefined || !equalsBytes(this.accountReadsRoot, root)) {
+      this.accountReads = new Map();
+      this.accountReadsRoot = root;
+    }
+    const k = bytesToUnprefixedHex(address.bytes);
+    let rlp = this.accountReads.get(k);
+    if (rlp === undefined) {
+      rlp = await this._trie.get(address.bytes);
+      if (this.accountReads.size >= MEMO_LIMIT) this.accountReads.clear();
+      this.accountReads.set(k, rlp);
+    }
+    const account = rlp !== null ? createAccountFromRLP(rlp) : undefined;
+    this._caches?.account?.put(address, account);
+    return account;
+  }
+
+  private async committedStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    const cached = this._caches?.storage?.get(address, key);
+    if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
+    const account = await this.getAccount(address);
+    if (!account) return EMPTY;
+    const k = bytesToUnprefixedHex(account.storageRoot) + bytesToUnprefixedHex(key);
+    let value = this.storageReads.get(k);
+    if (value === undefined) {
+      value = await this._getStorageTrie(address, account).get(key);
+      if (this.storageReads.size >= MEMO_LIMIT) this.storageReads.clear();
+      this.storageReads.set(k, value);
+    }
+    this._caches?.storage?.put(address, key, value ?? RLP_EMPTY);
+    return value === null ? EMPTY : (RLP.decode(value) as Uint8Array);
   }
 
   /** The account as written locally: UNTOUCHED if never, undefined if deleted here. */
@@ -202,7 +251,8 @@ export class ForkStateManager extends MerkleStateManager {
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     const fork = this.link.fork;
-    if (fork === undefined || key.length !== 32) return super.getStorage(address, key);
+    if (key.length !== 32) return super.getStorage(address, key);
+    if (fork === undefined) return this.committedStorage(address, key);
     const cached = this._caches?.storage?.get(address, key);
     if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
     const local = await this.localAccount(address);
