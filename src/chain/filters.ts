@@ -22,6 +22,8 @@ import type { DevNode } from './node.js';
 import type { BlockRef } from './types.js';
 
 export const DEFAULT_FILTER_TIMEOUT_MS = 5 * 60_000;
+/** Block hashes a block-filter poll computes per I/O turn. */
+const HASH_SLICE = 2_000;
 /** Longest pause between two sweeps for expired filters. */
 const MAX_SWEEP_MS = 60_000;
 
@@ -57,6 +59,8 @@ interface BlockFilter extends Base {
   cursor: bigint;
   /** Hashes queued by a reorg. */
   queued: string[];
+  /** While a long poll is under way: the last block it may still report. */
+  limit?: bigint;
 }
 
 interface PendingTxFilter extends Base {
@@ -202,7 +206,7 @@ export class FilterRegistry {
   // ---------------------------------------------------------------- polling
 
   /** eth_getFilterChanges: what happened since the last poll. Unknown or expired → `filter not found`. */
-  changes(id: string): FilterChanges {
+  changes(id: string): FilterChanges | Promise<FilterChanges> {
     const f = this.live(id);
     if (!f) throw notFound();
     f.lastPoll = Date.now();
@@ -218,8 +222,12 @@ export class FilterRegistry {
       case 'blocks': {
         const hashes = f.queued;
         f.queued = [];
-        for (let n = f.cursor + 1n; n <= head; n++) hashes.push(this.node.store.byNumber(n)!.hashHex);
+        const from = f.cursor + 1n;
         f.cursor = head;
+        // Hashes of empty blocks mined as a run are computed by building the blocks: a long span
+        // is done in slices between I/O turns.
+        if (head - from >= BigInt(HASH_SLICE)) return this.hashesInSlices(f, from, head, hashes);
+        for (let n = from; n <= head; n++) hashes.push(this.node.store.byNumber(n)!.hashHex);
         return { kind: 'hashes', hashes };
       }
       case 'logs': {
@@ -232,6 +240,28 @@ export class FilterRegistry {
         return { kind: 'logs', changes };
       }
     }
+  }
+
+  private async hashesInSlices(f: BlockFilter, from: bigint, to: bigint, hashes: string[]): Promise<FilterChanges> {
+    const store = this.node.store;
+    // A reorg meanwhile lowers the limit to its fork point: blocks above it are the next poll's
+    // (those already listed here were heads when they were read).
+    f.limit = to;
+    try {
+      for (let n = from; n <= f.limit; n++) {
+        if ((n - from) % BigInt(HASH_SLICE) === 0n && n > from) {
+          await new Promise((r) => setImmediate(r));
+          this.node.logs.sync(); // reverts that dropped only empty blocks come to light here
+          if (n > f.limit) break;
+        }
+        const b = store.byNumber(n);
+        if (b === undefined) break;
+        hashes.push(b.hashHex);
+      }
+    } finally {
+      f.limit = undefined;
+    }
+    return { kind: 'hashes', hashes };
   }
 
   /** eth_getFilterLogs: every log the filter's criteria select now (its range resolved at call time). */
@@ -283,6 +313,7 @@ export class FilterRegistry {
     for (const f of this.filters.values()) {
       if (f.kind === 'pendingTxs') continue;
       if (f.kind === 'blocks') {
+        if (f.limit !== undefined && f.limit > fork) f.limit = fork;
         // Heads not reported yet are still reported (they were heads): the surviving ones from
         // the store, the dropped real ones from the event (dropped empty blocks of a run are
         // gone without a trace). Then back to the fork point.

@@ -1,14 +1,18 @@
 /**
  * The log index: every log of the chain, findable by address and by topic without scanning blocks.
  *
- * Kept up to date from the node's `block` and `reorg` events. For each block it holds the block's
- * logs as `LogEntry` records (address and topics as lowercase hex, interned: the same string object
- * for equal values), and for each address and each (position, topic) the ascending list of block
- * numbers that carry such a log. A query walks the most selective of those lists inside its block
- * range, tests each candidate block's header bloom for the other conditions, then matches the
- * block's logs exactly. Consumers (polling filters, subscriptions) listen to this index's own
- * `block` / `reorg` events, which fire after the index was updated and hand over the block's log
- * entries, so nothing is computed twice.
+ * Kept up to date from the node's `block`, `emptyBlocks` and `reorg` events. For each block with
+ * logs it holds them as `LogEntry` records (address and topics as lowercase hex, interned: the same
+ * string object for equal values), and for each address and each (position, topic) the ascending
+ * list of block numbers that carry such a log. A query walks the most selective of those lists
+ * inside its block range, tests each candidate block's header bloom for the other conditions, then
+ * matches the block's logs exactly. Empty blocks mined as a run (anvil_mine) are never built here.
+ *
+ * Consumers (polling filters, subscriptions) listen to this index's own `block` / `emptyBlocks` /
+ * `reorg` events, which fire after the index was updated, hand over the block's log entries (so
+ * nothing is computed twice) and, for a reorg, the fork point. The node announces no `reorg` when
+ * a revert drops only empty blocks of a run; the index notices it from the block numbers (at the
+ * next block or the next `sync()`) and reports it like any other.
  */
 import { EventEmitter } from 'node:events';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
@@ -224,12 +228,6 @@ export class LogIndex {
   /** Number of indexed logs. */
   get size(): number {
     return this.total;
-  }
-
-  /** Logs of block `n` (indexed entries; empty for unknown blocks). */
-  blockEntries(n: bigint): readonly LogEntry[] {
-    this.sync();
-    return this.perBlock.get(Number(n)) ?? EMPTY;
   }
 
   /** Resolve eth_getLogs' fromBlock/toBlock (default latest) against the head; -32602 on bad ranges. */

@@ -37,10 +37,12 @@ import tracing from './scenarios/tracing.js';
 import mining from './scenarios/mining.js';
 import snapshots from './scenarios/snapshots.js';
 import fork from './scenarios/fork.js';
+import logs from './scenarios/logs.js';
+import fanout from './scenarios/fanout.js';
 import rssEnd from './scenarios/rss-end.js';
 
 /** Run order. rss-end stays last: it reports memory after everything else. */
-export const SCENARIOS: Scenario[] = [boot, transfers, ethCall, blockNumber, getBalance, batch, tracing, mining, snapshots, fork, rssEnd];
+export const SCENARIOS: Scenario[] = [boot, transfers, ethCall, blockNumber, getBalance, batch, tracing, mining, snapshots, fork, logs, fanout, rssEnd];
 
 const KINDS = ['node-rpc', 'anvil'] as const;
 type Kind = (typeof KINDS)[number];

@@ -47,6 +47,37 @@ describe('logs, filters and subscriptions across anvil_mine runs of empty blocks
     for (const id of [blocks, logs]) await n.rpc('eth_uninstallFilter', [id]);
   });
 
+  test('a block-filter poll over thousands of empty blocks lets other requests through', async () => {
+    const blocks = await n.rpc('eth_newBlockFilter');
+    const start = await head();
+    await n.rpc('anvil_mine', [hex(6000)]);
+    let pollDone = false;
+    const poll = n.rpc<string[]>('eth_getFilterChanges', [blocks]).then((h) => {
+      pollDone = true;
+      return h;
+    });
+    await new Promise((r) => setImmediate(r));
+    assert.equal(Number(await n.rpc('eth_blockNumber')), start + 6000);
+    assert.equal(pollDone, false, 'answered while the poll was still working');
+    const hashes = await poll;
+    assert.equal(hashes.length, 6000);
+    const spots = [0, 1, 2999, 5999];
+    for (const i of spots) assert.equal(hashes[i], (await n.rpc('eth_getBlockByNumber', [hex(start + 1 + i), false])).hash, `block ${start + 1 + i}`);
+    assert.deepEqual(await n.rpc('eth_getFilterChanges', [blocks]), []);
+
+    // A revert while such a poll runs: it stops at the fork point, the next poll goes on from there.
+    const snap = await n.rpc('evm_snapshot');
+    const forkAt = await head();
+    await n.rpc('anvil_mine', [hex(6000)]);
+    const cut = n.rpc<string[]>('eth_getFilterChanges', [blocks]);
+    assert.equal(await n.rpc('evm_revert', [snap]), true);
+    const partial = await cut;
+    assert.ok(partial.length < 6000, `${partial.length} hashes`);
+    await n.rpc('anvil_mine', [hex(3)]);
+    assert.deepEqual(await n.rpc('eth_getFilterChanges', [blocks]), await hashesOf(forkAt + 1, forkAt + 3));
+    await n.rpc('eth_uninstallFilter', [blocks]);
+  });
+
   test('newHeads announces every block of a run, in order, before the next mined block', async () => {
     const ws = await RawWs.open(n.wsUrl);
     const sub = await ws.call('eth_subscribe', ['newHeads']);

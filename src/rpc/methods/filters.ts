@@ -71,8 +71,8 @@ export function filterMethods(node: DevNode): MethodDef[] {
     methodWithContext('eth_newPendingTransactionFilter', [], (ctx) => filters.newPendingTransactionFilter(ownerOf(ctx))),
 
     /** What happened since the last poll: logs (removed ones after a revert) or hashes. */
-    method('eth_getFilterChanges', [filterId], (id) => {
-      const c = filters.changes(id);
+    method('eth_getFilterChanges', [filterId], async (id) => {
+      const c = await filters.changes(id);
       return c.kind === 'logs' ? logChangesJson(c.changes) : c.hashes;
     }),
 
