@@ -12,18 +12,7 @@ export const PONG = eventTopic('Pong(uint256)');
 /** A uint / address as a 32-byte topic. */
 export const word = (v: bigint | number | string): string => zeroPadValue(typeof v === 'string' ? v : toBeHex(v), 32).toLowerCase();
 
-export interface RpcLog {
-  address: string;
-  topics: string[];
-  data: string;
-  blockNumber: string;
-  blockHash: string;
-  blockTimestamp: string;
-  transactionHash: string;
-  transactionIndex: string;
-  logIndex: string;
-  removed: boolean;
-}
+export type { RpcLog } from '../../src/format/log.js';
 
 /** Send from a dev account (node-signed) and wait for the receipt. */
 export async function send(n: TestNode, tx: { to?: string; data: string; from?: string }): Promise<any> {
