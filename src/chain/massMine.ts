@@ -19,7 +19,7 @@ import { createBlockFromBytesArray, createBlockHeaderFromBytesArray, type Block,
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToHex, createAddressFromString, equalsBytes } from '@ethereumjs/util';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { headerKeccak } from './headerKeccak.js';
 import type { StoredBlock } from './types.js';
 
 /** Fewer empty blocks than this are mined one by one (each gets its own `block` event). */
@@ -84,6 +84,15 @@ export class EmptyRun {
   private lastHash: Uint8Array;
   /** The block materialized last (sequential walks reuse its hash). */
   private lastBuilt: { i: number; hash: Uint8Array } | undefined;
+  /** The RLP of the header hashed last, patched in place for the next block (see `encodedAt`). */
+  private enc: EncodedHeader | undefined;
+  /** First block from which base fee and excess blob gas no longer change (known once settled). */
+  private settledFrom = Infinity;
+  /** Number and timestamps as JS numbers, for patching headers (when they fit exactly). */
+  private readonly numeric: boolean;
+  private readonly firstNumber: number;
+  private readonly startTime: number;
+  private readonly intervalNumber: number;
 
   /**
    * @param template a real empty block: the run's first block is its child
@@ -110,7 +119,15 @@ export class EmptyRun {
     this.fingerprints = new Uint32Array(count);
     if (h.baseFeePerGas !== undefined) this.fees.push(h.calcNextBaseFee());
     if (this.hasBlobFields) this.excess.push(h.calcNextExcessBlobGas(this.common));
-    if (h.baseFeePerGas === undefined && !this.hasBlobFields) this.feesSettled = true;
+    if (h.baseFeePerGas === undefined && !this.hasBlobFields) {
+      this.feesSettled = true;
+      this.settledFrom = 0;
+    }
+    this.firstNumber = Number(this.first);
+    this.startTime = Number(h.timestamp);
+    this.intervalNumber = Number(interval);
+    // Far below 2^53 for any chain that could be mined here; checked so patching stays exact.
+    this.numeric = this.first < 2n ** 40n && h.timestamp < 2n ** 40n && interval < 2n ** 40n;
   }
 
   get last(): bigint {
@@ -193,7 +210,28 @@ export class EmptyRun {
   }
 
   private hashOf(i: number, parentHash: Uint8Array): Uint8Array {
-    return keccak_256(RLP.encode(this.rawAt(i, parentHash)));
+    return headerKeccak(this.encodedAt(i, parentHash));
+  }
+
+  /**
+   * The RLP of block i's header. Consecutive blocks differ only in parentHash, number and
+   * timestamp (once the fees settle), and those keep their encoded lengths for long stretches:
+   * the previous encoding is patched in place then, and encoded afresh by the RLP library when
+   * anything else changes. Materializing a block checks the result against the library's header.
+   */
+  private encodedAt(i: number, parentHash: Uint8Array): Uint8Array {
+    const e = this.enc;
+    if (e !== undefined && i >= this.settledFrom && e.built >= this.settledFrom && this.numeric) {
+      const number = this.firstNumber + i;
+      const timestamp = this.startTime + this.intervalNumber * (i + 1);
+      if (patchUint(e.bytes, e.number, number) && patchUint(e.bytes, e.timestamp, timestamp)) {
+        e.bytes.set(parentHash, e.parentHashAt);
+        return e.bytes;
+      }
+    }
+    const raw = this.rawAt(i, parentHash);
+    this.enc = encodeHeader(raw, i);
+    return this.enc.bytes;
   }
 
   private feeAt(i: number): bigint {
@@ -217,8 +255,10 @@ export class EmptyRun {
       const fee = this.fees.length > 0 ? parent.calcNextBaseFee() : undefined;
       const ex = this.hasBlobFields ? parent.calcNextExcessBlobGas(this.common) : undefined;
       const same = (fee === undefined || fee === this.fees[n]) && (ex === undefined || ex === this.excess[n]);
-      if (same) this.feesSettled = true;
-      else {
+      if (same) {
+        this.feesSettled = true;
+        this.settledFrom = n;
+      } else {
         if (fee !== undefined) this.fees.push(fee);
         if (ex !== undefined) this.excess.push(ex);
       }
@@ -271,4 +311,50 @@ export class EmptyRun {
     }
     return -1;
   }
+}
+
+/** Where a number's payload sits in an encoded header, and the values that keep its length. */
+interface Slot {
+  at: number;
+  length: number;
+  min: number;
+  max: number;
+}
+
+interface EncodedHeader {
+  bytes: Uint8Array;
+  parentHashAt: number;
+  number: Slot;
+  timestamp: Slot;
+  /** The block it was encoded for. */
+  built: number;
+}
+
+/** Encode header fields with the RLP library and note where the per-block fields sit. */
+function encodeHeader(raw: Uint8Array[], built: number): EncodedHeader {
+  const bytes = RLP.encode(raw);
+  const sizes = raw.map((f) => RLP.encode(f).length);
+  let at = bytes.length - sizes.reduce((a, b) => a + b, 0);
+  const payloadAt: number[] = [];
+  for (let k = 0; k < raw.length; k++) {
+    payloadAt.push(at + sizes[k] - raw[k].length);
+    at += sizes[k];
+  }
+  const slot = (k: number): Slot => {
+    const length = raw[k].length;
+    // A one-byte value below 0x80 is its own encoding (no length prefix): never patched.
+    return { at: payloadAt[k], length, min: length === 1 ? 0x80 : 2 ** (8 * (length - 1)), max: length === 0 ? 0 : 2 ** (8 * length) };
+  };
+  return { bytes, parentHashAt: payloadAt[PARENT_HASH], number: slot(NUMBER), timestamp: slot(TIMESTAMP), built };
+}
+
+/** Write `value` big-endian into `slot` if it encodes to the same length; false (nothing written) otherwise. */
+function patchUint(bytes: Uint8Array, slot: Slot, value: number): boolean {
+  if (value < slot.min || value >= slot.max) return false;
+  let v = value;
+  for (let k = slot.at + slot.length - 1; k >= slot.at; k--) {
+    bytes[k] = v % 256;
+    v = Math.floor(v / 256);
+  }
+  return true;
 }

@@ -26,6 +26,7 @@ import { Clock } from './clock.js';
 import { TxPool, type BlockOrder, type PoolContent } from './txpool.js';
 import { mineBlock, type BlockEnv, type PendingTx } from './miner.js';
 import { EmptyRun, LAZY_RUN_MIN, emptyBlocksKeepState } from './massMine.js';
+import { readyHeaderKeccak } from './headerKeccak.js';
 import { Preimages } from './preimages.js';
 import { unsignedTx, withFakeSender } from './request.js';
 import { BlockStore } from './store.js';
@@ -712,6 +713,7 @@ export class DevNode {
    */
   async mineBlocks(count: number, opts: { interval?: bigint; timestamp?: bigint; detailed?: boolean } = {}): Promise<StoredBlock[]> {
     const { interval, timestamp, detailed = false } = opts;
+    if (count >= LAZY_RUN_MIN) await readyHeaderKeccak();
     return this.lock.run(async () => {
       if (timestamp !== undefined) this.clock.setNext(timestamp, this.store.head.block.header.timestamp);
       const mined: StoredBlock[] = [];

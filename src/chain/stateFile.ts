@@ -29,6 +29,7 @@ import {
 } from '@ethereumjs/util';
 import { ChainError } from './errors.js';
 import { EmptyRun } from './massMine.js';
+import { readyHeaderKeccak } from './headerKeccak.js';
 import type { DevNode } from './node.js';
 import type { MinedTx, RawLog, Receipt, StoredBlock } from './types.js';
 
@@ -447,6 +448,7 @@ export interface LoadResult {
 export async function applyState(node: DevNode, parsed: ParsedState): Promise<LoadResult> {
   const chain = parsed.chain;
   const replace = chain !== undefined && (node.store.headNumber === 0n || chain.head > node.store.headNumber);
+  if (chain?.entries.some((e) => e.kind !== 'block')) await readyHeaderKeccak();
   return node.withLiveState(async (sm) => {
     if (replace) {
       const dropped = node.store.truncate(-1n);
