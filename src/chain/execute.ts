@@ -7,6 +7,7 @@ import type { Common } from '@ethereumjs/common';
 import { Account, Address, bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
 import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ChainError, RevertError } from './errors.js';
+import { ForkStateManager } from './fork/state.js';
 import { withFakeSender } from './request.js';
 import { revertMessage } from './revert.js';
 import type { StateOverrides, TxRequest } from './types.js';
@@ -40,6 +41,15 @@ export async function applyOverrides(vm: VM, overrides: StateOverrides | undefin
   }
 }
 
+/**
+ * Run one transaction of `sender` on the VM, accepting the sender even if it holds code (EIP-3607
+ * is not enforced, as in anvil: impersonated contracts send, calls come from contracts).
+ */
+export function asSender<T>(vm: VM, sender: Address, fn: () => Promise<T>): Promise<T> {
+  const sm = vm.stateManager;
+  return sm instanceof ForkStateManager ? sm.withCodeSender(sender, fn) : fn();
+}
+
 /** Run a request once on the VM, discarding every effect. */
 export async function runDiscarded(
   vm: VM,
@@ -54,15 +64,17 @@ export async function runDiscarded(
     const nonce = req.nonce ?? ((await vm.stateManager.getAccount(from))?.nonce ?? 0n);
     // Without a gas limit a call may use the whole block, as in geth and anvil.
     const tx = withFakeSender({ ...req, nonce, gas: req.gas ?? block.header.gasLimit }, vm.common as Common, from);
-    const result = await runTx(vm, {
-      tx,
-      block,
-      skipBalance: true,
-      skipNonce: true,
-      skipBlockGasLimitValidation: true,
-      skipHardForkValidation: true,
-      reportAccessList: options.reportAccessList,
-    });
+    const result = await asSender(vm, from, () =>
+      runTx(vm, {
+        tx,
+        block,
+        skipBalance: true,
+        skipNonce: true,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+        reportAccessList: options.reportAccessList,
+      }),
+    );
     return { result, error: result.execResult.exceptionError?.error };
   } finally {
     await vm.evm.journal.revert();

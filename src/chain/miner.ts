@@ -3,6 +3,7 @@ import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, bytesToHex } from '@ethereumjs/util';
 import { buildBlock, type RunTxResult, type VM } from '@ethereumjs/vm';
+import { asSender } from './execute.js';
 import { effectiveGasPrice, vmRejection } from './txs.js';
 import type { MinedTx, Receipt, StoredBlock } from './types.js';
 
@@ -52,7 +53,7 @@ export async function mineBlock(vm: VM, parent: Block, txs: readonly PendingTx[]
   const skipped: MineOutcome['skipped'] = [];
   for (const ptx of txs) {
     try {
-      const result = await builder.addTransaction(ptx.tx, { skipHardForkValidation: true });
+      const result = await asSender(vm, ptx.from, () => builder.addTransaction(ptx.tx, { skipHardForkValidation: true }));
       included.push({ ptx, result });
     } catch (error) {
       if (requireAll) {

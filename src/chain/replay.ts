@@ -7,6 +7,7 @@
 import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { buildBlock, type BlockBuilder, type RunTxResult, type VM } from '@ethereumjs/vm';
+import { asSender } from './execute.js';
 import { ChainError } from './errors.js';
 import type { DevNode } from './node.js';
 import { vmRejection } from './txs.js';
@@ -85,13 +86,13 @@ export class BlockReplay {
     const t = this.stored.txs[this.next];
     if (!t) throw new Error(`replay of block #${this.stored.number} has no transaction ${this.next}`);
     this.next++;
-    return this.run(t.tx);
+    return this.run(t);
   }
 
   /** Run `tx` at the current position, as the block builder ran it when mining. */
-  private async run(tx: TypedTransaction): Promise<RunTxResult> {
+  private async run(t: MinedTx): Promise<RunTxResult> {
     try {
-      return await this.builder.addTransaction(tx, { skipHardForkValidation: true });
+      return await asSender(this.vm, t.from, () => this.builder.addTransaction(t.tx, { skipHardForkValidation: true }));
     } catch (err) {
       throw vmRejection(err);
     }

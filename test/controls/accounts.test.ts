@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { getCreateAddress } from 'ethers';
 import { ADDRS, startTestNode, type TestNode } from '../support/node.js';
-import { MORE_ADDRS, block, failure, send, storage, storageIface } from './helpers.js';
+import { MORE_ADDRS, block, deploy, failure, send, storage, storageIface } from './helpers.js';
 
 const WHALE = '0x00000000000000000000000000000000000b0b0b';
 const OTHER = '0x00000000000000000000000000000000000000cc';
@@ -80,6 +80,38 @@ describe('account and block-setting controls', () => {
     assert.match(await n.rpc('eth_sendTransaction', [tx]), /^0x[0-9a-f]{64}$/);
     await n.rpc('hardhat_stopImpersonatingAccount', [WHALE]);
     assert.match((await failure(n, 'eth_sendTransaction', [tx])).message, /not impersonated/);
+  });
+
+  test('an impersonated contract sends transactions and keeps its code; calls may come from contracts', async () => {
+    const c = await deploy(n, 'Storage');
+    const code = await n.rpc('eth_getCode', [c, 'latest']);
+    const iface = storageIface();
+    await n.rpc('anvil_setBalance', [c, hexOf(10n * ETH)]);
+    await n.rpc('anvil_impersonateAccount', [c]);
+    const nonce = BigInt(await n.rpc('eth_getTransactionCount', [c, 'latest']));
+
+    // A plain transfer, then a call into its own code (which must still be there while it runs).
+    const pay = await send(n, { from: c, to: OTHER, value: hexOf(ETH) });
+    assert.equal(pay.status, '0x1');
+    const self = await send(n, { from: c, to: c, data: iface.encodeFunctionData('set', [77]) });
+    assert.equal(self.status, '0x1');
+    assert.equal(iface.parseLog(self.logs[0])!.args.by.toLowerCase(), c.toLowerCase());
+    assert.equal(BigInt(await n.rpc('eth_call', [{ to: c, data: iface.encodeFunctionData('number') }, 'latest'])), 77n);
+    assert.equal(await n.rpc('eth_getCode', [c, 'latest']), code, 'the code survives sending');
+    assert.equal(BigInt(await n.rpc('eth_getTransactionCount', [c, 'latest'])), nonce + 2n);
+    assert.ok(BigInt(await n.rpc('eth_getBalance', [c, 'latest'])) < 9n * ETH);
+
+    // Re-execution (tracing) accepts the same sender.
+    const trace = await n.rpc('debug_traceTransaction', [self.transactionHash, { tracer: 'callTracer' }]);
+    assert.equal(trace.from, c.toLowerCase());
+    assert.equal(trace.to, c.toLowerCase());
+    await n.rpc('anvil_stopImpersonatingAccount', [c]);
+
+    // Calls and estimates from a contract address, as geth and anvil allow.
+    const call = { from: c, to: c, data: iface.encodeFunctionData('set', [1]) };
+    assert.equal(await n.rpc('eth_call', [call, 'latest']), '0x');
+    assert.ok(BigInt(await n.rpc('eth_estimateGas', [call])) > 21_000n);
+    assert.equal(await n.rpc('eth_getCode', [c, 'latest']), code);
   });
 
   test('autoImpersonateAccount and eth_sendUnsignedTransaction', async () => {

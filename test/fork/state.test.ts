@@ -143,6 +143,18 @@ describe('fork state', () => {
     await fork.rpc('anvil_stopImpersonatingAccount', [RICH]);
   });
 
+  test('impersonating an upstream contract sends from it; its code stays', async () => {
+    const code = await up.node.rpc('eth_getCode', [up.storage, 'latest']);
+    await fork.rpc('anvil_setBalance', [up.storage, hex(ETHER)]);
+    await fork.rpc('anvil_impersonateAccount', [up.storage]);
+    const r = await send(fork, { from: up.storage, to: up.funded[8], value: '0x2' });
+    assert.equal(r.status, '0x1');
+    assert.equal(await fork.rpc('eth_getBalance', [up.funded[8], 'latest']), hex(9002n));
+    assert.equal(await fork.rpc('eth_getCode', [up.storage, 'latest']), code);
+    assert.equal(await fork.rpc('eth_getStorageAt', [up.storage, '0x0', 'latest']), word(42n));
+    await fork.rpc('anvil_stopImpersonatingAccount', [up.storage]);
+  });
+
   test('BLOCKHASH of upstream blocks is the upstream’s hash', async () => {
     const n = up.forkBlock - 1n;
     const r = await fork.rpc('eth_call', [{ to: up.probe, data: probe().encodeFunctionData('hashOf', [n]) }, 'latest']);

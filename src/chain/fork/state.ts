@@ -28,7 +28,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { CODEHASH_PREFIX, MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager';
 import type { StorageDump, StorageRange } from '@ethereumjs/common';
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { Account, Address, KECCAK256_RLP, bytesToUnprefixedHex, concatBytes, createAccountFromRLP, equalsBytes, hexToBytes, utf8ToBytes } from '@ethereumjs/util';
+import { Account, Address, KECCAK256_NULL, KECCAK256_RLP, bytesToUnprefixedHex, concatBytes, createAccountFromRLP, equalsBytes, hexToBytes, utf8ToBytes } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Fork } from './fork.js';
 
@@ -100,14 +100,47 @@ export class ForkStateManager extends MerkleStateManager {
 
   override async getAccount(address: Address): Promise<Account | undefined> {
     const fork = this.link.fork;
-    if (fork === undefined) return this.committedAccount(address);
-    const local = await this.localAccount(address);
-    return local === UNTOUCHED ? this.upstreamAccount(fork, address) : local;
+    let account: Account | undefined;
+    if (fork === undefined) account = await this.committedAccount(address);
+    else {
+      const local = await this.localAccount(address);
+      account = local === UNTOUCHED ? await this.upstreamAccount(fork, address) : local;
+    }
+    const s = this.sender;
+    if (s !== undefined && s.copy === undefined && account !== undefined && address.equals(s.address) && !equalsBytes(account.codeHash, KECCAK256_NULL)) {
+      s.codeHash = account.codeHash;
+      s.copy = new Account(account.nonce, account.balance, account.storageRoot, KECCAK256_NULL);
+      return s.copy;
+    }
+    return account;
   }
 
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
     if (account === undefined && this.link.fork !== undefined) return this.deleteAccount(address);
+    const s = this.sender;
+    if (account !== undefined && account === s?.copy) account.codeHash = s.codeHash!;
     return super.putAccount(address, account);
+  }
+
+  // ---------------------------------------------------------------- senders with code
+  //
+  // EIP-3607 rejects transactions whose sender holds code; a dev node accepts them, as anvil does:
+  // impersonated contracts (a multisig, a token on a fork) send transactions, and calls may come
+  // from contracts. The VM checks the sender's first account read, so while `sender` is set that
+  // one read answers without code, and the same account object gets its code back when the VM
+  // writes it (nonce and balance updates).
+
+  private sender: { address: Address; copy?: Account; codeHash?: Uint8Array } | undefined;
+
+  /** Run `fn` (one transaction) with `address` accepted as a sender even if it holds code. */
+  async withCodeSender<T>(address: Address, fn: () => Promise<T>): Promise<T> {
+    const outer = this.sender;
+    this.sender = { address };
+    try {
+      return await fn();
+    } finally {
+      this.sender = outer;
+    }
   }
 
   override async deleteAccount(address: Address): Promise<void> {

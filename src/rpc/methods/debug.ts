@@ -11,7 +11,7 @@ import { Capability, type TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex, eoaCode7702RecoverAuthority, type Address, type EOACode7702AuthorizationListBytesItem } from '@ethereumjs/util';
 import { encodeReceipt, runTx, type RunTxResult, type TxReceipt, type VM } from '@ethereumjs/vm';
 import { ChainError } from '../../chain/errors.js';
-import { applyOverrides, ZERO_ADDRESS } from '../../chain/execute.js';
+import { applyOverrides, asSender, ZERO_ADDRESS } from '../../chain/execute.js';
 import { headerFields, type DevNode } from '../../chain/node.js';
 import { BlockReplay } from '../../chain/replay.js';
 import { withFakeSender } from '../../chain/request.js';
@@ -218,7 +218,7 @@ async function traceCallOn(vm: VM, block: Block, req: TxRequest, state: StateOve
         run: async () => {
           try {
             return outcomeOf(
-              await runTx(vm, { tx, block, skipBalance: true, skipNonce: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true }),
+              await asSender(vm, from, () => runTx(vm, { tx, block, skipBalance: true, skipNonce: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true })),
             );
           } catch (err) {
             throw vmRejection(err);
