@@ -8,14 +8,15 @@
  * implementation answers, with the same results.
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { createKeccak, type IHasher } from 'hash-wasm';
+import type { IHasher } from 'hash-wasm';
+import keccakOnly from 'hash-wasm/dist/keccak.umd.min.js';
 
 let hasher: IHasher | undefined;
 let loading: Promise<void> | undefined;
 
 /** Load the WebAssembly keccak (once; later calls return at once). */
 export function readyHeaderKeccak(): Promise<void> {
-  loading ??= createKeccak(256).then(
+  loading ??= keccakOnly.createKeccak(256).then(
     (h) => {
       hasher = h;
     },
