@@ -53,10 +53,11 @@ export function unsignedTx(req: TxRequest, common: Common, freeze = true): Typed
  */
 export function withFakeSender(req: TxRequest, common: Common, from: Address): TypedTransaction {
   const tx = unsignedTx(req, common, false) as TypedTransaction & Record<string, unknown>;
-  const hash = keccak_256(concatBytes(tx.getHashedMessageToSign(), from.bytes));
+  // Computed on first use: calls and estimates never ask for it (hashing large calldata costs).
+  let hash: Uint8Array | undefined;
   tx.getSenderAddress = () => from;
   tx.isSigned = () => true;
-  tx.hash = () => hash;
+  tx.hash = () => (hash ??= keccak_256(concatBytes(tx.getHashedMessageToSign(), from.bytes)));
   tx.verifySignature = () => true;
   return tx;
 }
