@@ -342,8 +342,10 @@ function encodeHeader(raw: Uint8Array[], built: number): EncodedHeader {
   }
   const slot = (k: number): Slot => {
     const length = raw[k].length;
-    // A one-byte value below 0x80 is its own encoding (no length prefix): never patched.
-    return { at: payloadAt[k], length, min: length === 1 ? 0x80 : 2 ** (8 * (length - 1)), max: length === 0 ? 0 : 2 ** (8 * length) };
+    // A value below 0x80 is its own one-byte encoding, with no length prefix, and zero is the
+    // empty string: neither is patched (encoded afresh instead).
+    if (length === 0 || sizes[k] === length) return { at: payloadAt[k], length, min: Infinity, max: 0 };
+    return { at: payloadAt[k], length, min: length === 1 ? 0x80 : 2 ** (8 * (length - 1)), max: 2 ** (8 * length) };
   };
   return { bytes, parentHashAt: payloadAt[PARENT_HASH], number: slot(NUMBER), timestamp: slot(TIMESTAMP), built };
 }

@@ -98,3 +98,29 @@ describe('mining many empty blocks', () => {
     assert.equal(Number(y.timestamp), Number(x.timestamp) + 1);
   });
 });
+
+describe('runs whose fees are settled from the start', () => {
+  let n: TestNode;
+  before(async () => {
+    n = await startTestNode();
+  });
+  after(() => n.close());
+
+  test('headers stay exact where block numbers change their encoded length', async () => {
+    // A zero base fee never changes, so every header of the run after the first is patched in place.
+    await n.rpc('anvil_setNextBlockBaseFeePerGas', ['0x0']);
+    await n.rpc('evm_mine');
+    const start = await blockNumber(n);
+    assert.ok(start < 0x7f);
+    await n.rpc('anvil_mine', ['0x' + (70_000 - start).toString(16)]);
+    for (const number of [0x7e, 0x7f, 0x80, 0x81, 0xff, 0x100, 0x101, 0xffff, 0x10000, 0x10001, 70_000]) {
+      const hex = '0x' + number.toString(16);
+      const b = await block(n, number);
+      assert.equal(b.number, hex);
+      assert.equal(b.baseFeePerGas, '0x0');
+      assert.equal(keccak256(await n.rpc<string>('debug_getRawHeader', [hex])), b.hash, `header ${number} hashes to its hash`);
+      assert.equal((await block(n, number - 1)).hash, b.parentHash, `block ${number} links to its parent`);
+      assert.equal((await n.rpc('eth_getBlockByHash', [b.hash, false])).number, hex);
+    }
+  });
+});
