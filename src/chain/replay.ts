@@ -5,7 +5,6 @@
  * never touched.
  */
 import type { Block } from '@ethereumjs/block';
-import type { TypedTransaction } from '@ethereumjs/tx';
 import { buildBlock, type BlockBuilder, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { asSender } from './execute.js';
 import { ChainError } from './errors.js';
