@@ -165,7 +165,7 @@ export class ForkStateManager extends MerkleStateManager {
 
   private async committedAccount(address: Address): Promise<Account | undefined> {
     const elem = this._caches?.account?.get(address);
-    if (elem !== undefined) return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined;
+    if (elem !== undefined) return elem.accountRLP !== undefined ? this.decode(elem.accountRLP, true) : undefined;
     const root = this._trie.root();
     if (this.accountReadsRoot === undefined || !equalsBytes(this.accountReadsRoot, root)) {
       this.accountReads = new Map();
@@ -199,13 +199,33 @@ export class ForkStateManager extends MerkleStateManager {
     return value === null ? EMPTY : (RLP.decode(value) as Uint8Array);
   }
 
-  /** The account as written locally: UNTOUCHED if never, undefined if deleted here. */
-  private async localAccount(address: Address): Promise<Account | undefined | typeof UNTOUCHED> {
+  /**
+   * Accounts decoded from cached RLP, by the RLP's identity (a cache entry keeps its bytes until
+   * replaced): storage and code reads look the account up on every SLOAD, and decoding it each
+   * time cost more than the read. The shared object is only read here; callers that may modify an
+   * account get a copy.
+   */
+  private decoded = new WeakMap<Uint8Array, Account>();
+
+  private decode(rlp: Uint8Array, copy: boolean): Account {
+    let a = this.decoded.get(rlp);
+    if (a === undefined) {
+      a = createAccountFromRLP(rlp);
+      this.decoded.set(rlp, a);
+    }
+    return copy ? new Account(a.nonce, a.balance, a.storageRoot, a.codeHash) : a;
+  }
+
+  /**
+   * The account as written locally: UNTOUCHED if never, undefined if deleted here. With `copy`
+   * false the result is shared and must not be modified.
+   */
+  private async localAccount(address: Address, copy = true): Promise<Account | undefined | typeof UNTOUCHED> {
     const elem = this._caches?.account?.get(address);
     let account: Account | undefined;
     if (elem !== undefined) {
       if (elem.accountRLP === undefined) return UNTOUCHED;
-      account = createAccountFromRLP(elem.accountRLP);
+      account = this.decode(elem.accountRLP, copy);
     } else {
       const key = address.toString();
       if (this.absentIn(this._trie.root()).has(key)) return UNTOUCHED;
@@ -260,7 +280,7 @@ export class ForkStateManager extends MerkleStateManager {
     if (fork === undefined) return super.getCode(address);
     const elem = this._caches?.code?.get(address);
     if (elem !== undefined) return elem.code ?? EMPTY;
-    const local = await this.localAccount(address);
+    const local = await this.localAccount(address, false);
     if (local === UNTOUCHED) {
       let up = fork.state.accountNow(address);
       if (up === undefined) {
@@ -288,7 +308,7 @@ export class ForkStateManager extends MerkleStateManager {
     if (fork === undefined) return this.committedStorage(address, key);
     const cached = this._caches?.storage?.get(address, key);
     if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
-    const local = await this.localAccount(address);
+    const local = await this.localAccount(address, false);
     if (local === UNTOUCHED) return this.untouchedSlot(fork, address, key);
     if (local === undefined || equalsBytes(local.storageRoot, KECCAK256_RLP)) return EMPTY;
     // Storage never written here: all of it is the upstream's.
