@@ -2,7 +2,7 @@
  * Param codecs: each turns one JSON value into a typed value or throws -32602 naming the parameter.
  * Method files declare their params as a list of codecs; the registry runs them before the handler.
  */
-import { Address, hexToBytes } from '@ethereumjs/util';
+import { Address } from '@ethereumjs/util';
 import type { BlockRef, BlockTag } from '../chain/types.js';
 import { invalidParams } from './errors.js';
 
@@ -59,9 +59,16 @@ export const data: Codec<Uint8Array> = {
     if (!value.startsWith('0x')) return fail(where, `hex string without 0x prefix: ${describe(value)}`);
     if (!HEX_RE.test(value)) return fail(where, `invalid hex string ${describe(value)}`);
     if (value.length % 2 !== 0) return fail(where, `hex string of odd length ${describe(value)}`);
-    return hexToBytes(value as `0x${string}`);
+    return decodeHex(value);
   },
 };
+
+/** Bytes of validated 0x-hex, decoded natively (calldata and init code run to kilobytes). */
+function decodeHex(value: string): Uint8Array {
+  const out = new Uint8Array((value.length - 2) / 2);
+  Buffer.from(out.buffer).write(value.slice(2), 'hex');
+  return out;
+}
 
 /** DATA of a fixed byte length. */
 export function bytesN(n: number, name = `${n}-byte DATA`): Codec<Uint8Array> {

@@ -27,6 +27,7 @@ test('uint bounds to safe integers', () => {
 test('data needs 0x, hex digits and an even length', () => {
   assert.deepEqual(data.parse('0x', '0'), new Uint8Array());
   assert.deepEqual(data.parse('0x0aff', '0'), new Uint8Array([10, 255]));
+  assert.deepEqual(data.parse('0xDeadBEEF' + '01'.repeat(5000), '0'), Uint8Array.from([0xde, 0xad, 0xbe, 0xef, ...new Array(5000).fill(1)]));
   rejects(() => data.parse('0xabc', '0'), /odd length/);
   rejects(() => data.parse('abcd', '0'), /without 0x prefix/);
   rejects(() => data.parse('0xzz', '0'), /invalid hex string/);
