@@ -256,15 +256,20 @@ export class DevNode {
    * Run `fn` against the state at `ref`. The head's state is the live one (warm caches, taken under
    * the lock); older blocks get a copy opened at their state root.
    */
-  private async withState<T>(ref: BlockRef, fn: (sm: MerkleStateManager, at: StoredBlock) => Promise<T>): Promise<T> {
+  private withState<T>(ref: BlockRef, fn: (sm: MerkleStateManager, at: StoredBlock) => Promise<T>): Promise<T> {
+    return this.atBlock(ref, () => this.state, (at) => this.stateCopy(at), fn);
+  }
+
+  /**
+   * Run `fn` on `live()` when `ref` is the head (under the lock, rechecked there: a block may be
+   * mined meanwhile), else on `copy(at)`.
+   */
+  private async atBlock<S, T>(ref: BlockRef, live: () => S, copy: (at: StoredBlock) => Promise<S>, fn: (s: S, at: StoredBlock) => Promise<T>): Promise<T> {
     const at = this.requireBlock(ref);
     if (at === this.store.head) {
-      return this.lock.run(async () => {
-        if (at === this.store.head) return fn(this.state, at);
-        return fn(await this.stateCopy(at), at);
-      });
+      return this.lock.run(async () => fn(at === this.store.head ? live() : await copy(at), at));
     }
-    return fn(await this.stateCopy(at), at);
+    return fn(await copy(at), at);
   }
 
   private async stateCopy(at: StoredBlock): Promise<MerkleStateManager> {
@@ -274,15 +279,8 @@ export class DevNode {
   }
 
   /** Run `fn` with a VM whose state is that of block `ref`; effects must be discarded by `fn`. */
-  private async withVm<T>(ref: BlockRef, fn: (vm: VM, at: StoredBlock) => Promise<T>): Promise<T> {
-    const at = this.requireBlock(ref);
-    if (at === this.store.head) {
-      return this.lock.run(async () => {
-        if (at === this.store.head) return fn(this.vm, at);
-        return fn(await this.vmCopy(at), at);
-      });
-    }
-    return fn(await this.vmCopy(at), at);
+  private withVm<T>(ref: BlockRef, fn: (vm: VM, at: StoredBlock) => Promise<T>): Promise<T> {
+    return this.atBlock(ref, () => this.vm, (at) => this.vmCopy(at), fn);
   }
 
   /**

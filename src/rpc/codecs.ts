@@ -70,6 +70,17 @@ function decodeHex(value: string): Uint8Array {
   return out;
 }
 
+/** An id the node handed out (filter, subscription): 0x-hex of up to 32 bytes, compared lowercase. */
+export function hexId(kind: string): Codec<string> {
+  return {
+    type: `${kind} id`,
+    parse(value, where) {
+      if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(value)) return fail(where, `expected a 0x-hex ${kind} id, got ${JSON.stringify(value)}`);
+      return value.toLowerCase();
+    },
+  };
+}
+
 /** DATA of a fixed byte length. */
 export function bytesN(n: number, name = `${n}-byte DATA`): Codec<Uint8Array> {
   return {

@@ -201,7 +201,7 @@ export class TraceDriver {
   private readonly emitter: Emitter;
 
   constructor(
-    private readonly vm: VM,
+    vm: VM,
     private readonly target: DriverTarget,
     private readonly tracer: Tracer,
     timeoutMs: number,

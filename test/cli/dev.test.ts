@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { WebSocket } from 'ws';
-
-const BIN = fileURLToPath(new URL('../../../bin/node-rpc.js', import.meta.url));
+import { BIN, startCli } from '../support/cli.js';
 
 function run(args: string[]) {
   return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 10_000 });
@@ -39,35 +37,25 @@ describe('node-rpc dev (child process)', () => {
   });
 
   test('starts, prints the banner, serves HTTP and WS on one port, logs requests and blocks, exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, [BIN, 'dev', '--port', '0', '--chain-id', '985', '--accounts', '2', '--balance', '5'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    const deadline = Date.now() + 10_000;
-    while (!/Listening on (http:\/\/\S+)/.test(out)) {
-      assert.ok(Date.now() < deadline, `no banner: ${out}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    const url = /Listening on (http:\/\/\S+)/.exec(out)![1].replace(/\u001b\[[0-9;]*m/g, '');
-    assert.match(out, /0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 \(5 ETH\)/);
-    assert.match(out, /0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80/);
-    assert.match(out, /Chain ID:\s+985/);
-    assert.match(out, /test test test test test test test test test test test junk/);
-    const post = async (method: string, params: unknown[] = []) =>
-      (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { result: any };
-    assert.equal((await post('eth_chainId')).result, '0x3d9');
+    const node = await startCli(['--chain-id', '985', '--accounts', '2', '--balance', '5']);
+    const { url } = node;
+    const out = () => node.output();
+    assert.match(out(), /0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 \(5 ETH\)/);
+    assert.match(out(), /0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80/);
+    assert.match(out(), /Chain ID:\s+985/);
+    assert.match(out(), /test test test test test test test test test test test junk/);
+    assert.equal(await node.rpc('eth_chainId'), '0x3d9');
     const ws = new WebSocket(url.replace('http', 'ws'));
     await once(ws, 'open');
     ws.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'net_version', params: [] }));
     const [msg] = await once(ws, 'message');
     assert.deepEqual(JSON.parse(String(msg)), { jsonrpc: '2.0', id: 7, result: '985' });
-    const hash = (await post('eth_sendTransaction', [{ from: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: '0x1' }])).result;
+    const hash = await node.rpc('eth_sendTransaction', [{ from: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: '0x1' }]);
     await new Promise((r) => setTimeout(r, 250));
-    assert.match(out, /eth_chainId/);
-    assert.ok(out.includes(`tx ${hash}`), 'transaction line');
-    assert.match(out, /block #1 /);
-    child.kill('SIGTERM');
-    const [code] = await once(child, 'exit');
-    assert.equal(code, 0);
+    assert.match(out(), /eth_chainId/);
+    assert.ok(out().includes(`tx ${hash}`), 'transaction line');
+    assert.match(out(), /block #1 /);
+    assert.equal(await node.stop(), 0);
     assert.equal(ws.readyState === WebSocket.CLOSED || ws.readyState === WebSocket.CLOSING, true);
   });
 

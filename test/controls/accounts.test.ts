@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { getCreateAddress } from 'ethers';
-import { ADDRS, startTestNode, type TestNode } from '../support/node.js';
+import { startTestNode, type TestNode } from '../support/node.js';
 import { MORE_ADDRS, block, deploy, failure, send, storage, storageIface } from './helpers.js';
 
 const WHALE = '0x00000000000000000000000000000000000b0b0b';

@@ -1,61 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
+import { BIN, startCli } from '../support/cli.js';
 import { ADDRS } from '../support/node.js';
 import { sleep } from './helpers.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/node-rpc.js', import.meta.url));
 const OTHER = '0x00000000000000000000000000000000000000f1';
-
-interface Child {
-  proc: ChildProcess;
-  url: string;
-  output: () => string;
-  rpc: (method: string, params?: unknown[]) => Promise<any>;
-  /** SIGTERM and wait; resolves to the exit code. */
-  stop: () => Promise<number | null>;
-}
-
-/** Start `node-rpc dev --port 0 ...` and wait for the banner's URL. */
-async function start(args: string[]): Promise<Child> {
-  const proc = spawn(process.execPath, [BIN, 'dev', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  proc.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  const exited = once(proc, 'exit');
-  const deadline = Date.now() + 15_000;
-  while (!/Listening on (http:\/\/\S+)/.test(out)) {
-    if (proc.exitCode !== null) throw new Error(`exited early (${proc.exitCode}): ${out}`);
-    if (Date.now() > deadline) {
-      proc.kill('SIGKILL');
-      throw new Error(`no banner: ${out}`);
-    }
-    await sleep(20);
-  }
-  const url = /Listening on (http:\/\/\S+)/.exec(out)![1].replace(/\u001b\[[0-9;]*m/g, '');
-  const rpc = async (method: string, params: unknown[] = []) => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-    const body = (await res.json()) as any;
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
-  return {
-    proc,
-    url,
-    output: () => out,
-    rpc,
-    stop: async () => {
-      if (proc.exitCode === null) proc.kill('SIGTERM');
-      const [code] = await exited;
-      return code as number | null;
-    },
-  };
-}
 
 /** Run to completion (startup failures); resolves to exit code and output. */
 async function runToExit(args: string[]): Promise<{ code: number | null; out: string }> {
@@ -74,7 +28,7 @@ const tmp = () => mkdtempSync(join(tmpdir(), 'node-rpc-cli-'));
 describe('node-rpc dev: state files and mining flags', () => {
   test('SIGTERM dumps the state; a new process loads it back exactly', async () => {
     const file = join(tmp(), 'chain.json');
-    const a = await start(['--dump-state', file]);
+    const a = await startCli(['--dump-state', file]);
     let head: any;
     let receipt: any;
     try {
@@ -90,7 +44,7 @@ describe('node-rpc dev: state files and mining flags', () => {
     const doc = JSON.parse(readFileSync(file, 'utf8'));
     assert.equal(doc.version, 1);
 
-    const b = await start(['--load-state', file]);
+    const b = await startCli(['--load-state', file]);
     try {
       assert.match(b.output(), /Loaded state from .*chain up to block #1001/);
       assert.deepEqual(await b.rpc('eth_getBlockByNumber', ['latest', false]), head);
@@ -107,7 +61,7 @@ describe('node-rpc dev: state files and mining flags', () => {
 
   test('--state loads when the file exists and writes on exit; --state-interval writes while running', async () => {
     const file = join(tmp(), 'state.json');
-    const a = await start(['--state', file, '--state-interval', '0.3']);
+    const a = await startCli(['--state', file, '--state-interval', '0.3']);
     try {
       await a.rpc('anvil_setBalance', [OTHER, '0x77']);
       const deadline = Date.now() + 5000;
@@ -119,7 +73,7 @@ describe('node-rpc dev: state files and mining flags', () => {
     } finally {
       assert.equal(await a.stop(), 0);
     }
-    const b = await start(['--state', file]);
+    const b = await startCli(['--state', file]);
     try {
       assert.equal(await b.rpc('eth_getBalance', [OTHER, 'latest']), '0x88');
     } finally {
@@ -149,7 +103,7 @@ describe('node-rpc dev: state files and mining flags', () => {
   });
 
   test('--block-time mines on an interval (fractions allowed); --no-mining --order fifo waits for evm_mine', async () => {
-    const a = await start(['--block-time', '0.25']);
+    const a = await startCli(['--block-time', '0.25']);
     try {
       assert.equal(await a.rpc('anvil_getAutomine'), false);
       assert.equal(await a.rpc('anvil_getIntervalMining'), 0.25);
@@ -168,7 +122,7 @@ describe('node-rpc dev: state files and mining flags', () => {
       ['fifo', 0],
       ['fees', 1],
     ] as const) {
-      const b = await start(['--no-mining', '--order', order]);
+      const b = await startCli(['--no-mining', '--order', order]);
       try {
         const cheap = await b.rpc('eth_sendTransaction', [{ from: ADDRS[0], to: OTHER, value: '0x1', maxPriorityFeePerGas: '0x1' }]);
         const rich = await b.rpc('eth_sendTransaction', [{ from: ADDRS[1], to: OTHER, value: '0x1', maxPriorityFeePerGas: '0x3b9aca00' }]);
@@ -198,7 +152,7 @@ describe('node-rpc dev: state files and mining flags', () => {
   });
 
   test('anvil_setLoggingEnabled(false) silences the request log', async () => {
-    const a = await start([]);
+    const a = await startCli([]);
     try {
       await a.rpc('eth_chainId');
       await sleep(200);

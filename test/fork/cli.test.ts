@@ -6,36 +6,11 @@ import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { BIN, startCli } from '../support/cli.js';
+import { rpcProxy } from '../support/proxy.js';
 import { startUpstream, type Upstream } from './helpers.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/node-rpc.js', import.meta.url));
-const strip = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
-
-/** A pass-through proxy recording the request headers it saw. */
-async function headerProxy(target: string) {
-  const seen: http.IncomingHttpHeaders[] = [];
-  const server = http.createServer((req, res) => {
-    seen.push(req.headers);
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const r = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
-      res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text());
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    seen,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}
 
 describe('node-rpc dev --fork-url (child process)', () => {
   let up: Upstream;
@@ -78,42 +53,27 @@ describe('node-rpc dev --fork-url (child process)', () => {
   });
 
   test('forks with headers, shows the fork in the banner, keeps the cache on exit', async () => {
-    const proxy = await headerProxy(up.node.url);
-    const child = spawn(
-      process.execPath,
-      [BIN, 'dev', '--port', '0', '--fork-url', proxy.url, '--fork-block-number', String(up.forkBlock), '--fork-header', 'X-Api-Key: sesame', '--fork-header', 'X-Team: qa', '--fork-cache', dir],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const proxy = await rpcProxy(up.node.url);
+    const node = await startCli(['--fork-url', proxy.url, '--fork-block-number', String(up.forkBlock), '--fork-header', 'X-Api-Key: sesame', '--fork-header', 'X-Team: qa', '--fork-cache', dir]);
     try {
-      let out = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-      const deadline = Date.now() + 10_000;
-      while (!/Listening on (http:\/\/\S+)/.test(strip(out))) {
-        assert.ok(Date.now() < deadline, `no banner: ${out}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      const text = strip(out);
-      const url = /Listening on (http:\/\/\S+)/.exec(text)![1];
+      const text = node.output();
       assert.match(text, /Chain ID:\s+984 \(the upstream's\)/);
       assert.match(text, new RegExp(`Endpoint:\\s+${proxy.url.replace(/\./g, '\\.')}`));
       assert.match(text, new RegExp(`Block number:\\s+${up.forkBlock}\\b`));
       assert.match(text, /Cache:\s+\S+block-\d+\.jsonl/);
-      const post = async (method: string, params: unknown[] = []) =>
-        ((await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as { result: any }).result;
+      const post = node.rpc;
       assert.equal(BigInt(await post('eth_blockNumber')), up.forkBlock);
       assert.equal(await post('eth_getBalance', [up.funded[6], 'latest']), '0x1b58');
       assert.ok(proxy.seen.length > 0);
-      for (const h of proxy.seen) {
+      for (const { headers: h } of proxy.seen) {
         assert.equal(h['x-api-key'], 'sesame');
         assert.equal(h['x-team'], 'qa');
       }
       assert.equal(await post('eth_getStorageAt', [up.storage, '0x0', 'latest']), '0x' + (42).toString(16).padStart(64, '0'));
-      child.kill('SIGTERM');
-      const [code] = await once(child, 'exit');
-      assert.equal(code, 0);
+      assert.equal(await node.stop(), 0);
       assert.ok(existsSync(join(dir, 'chain-984', `block-${up.forkBlock}.jsonl`)));
     } finally {
-      child.kill('SIGKILL');
+      await node.stop('SIGKILL');
       await proxy.close();
     }
   });

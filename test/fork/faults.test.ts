@@ -10,48 +10,28 @@ import { after, before, describe, test } from 'node:test';
 import { startDev } from '../../src/cli/start.js';
 import { startServer, type RpcServer } from '../../src/server/server.js';
 import { RpcCallError, startTestNode, type TestNode } from '../support/node.js';
+import { rpcProxy } from '../support/proxy.js';
 import { HOLDER, RICH, forkOf, startUpstream, token, type Upstream } from './helpers.js';
 
 type Fault = '429' | '500' | 'garbage' | 'wrong-shape' | 'hang' | 'batch-refused';
 
-/** An HTTP proxy in front of the upstream that answers the next requests with queued faults. */
+/** A proxy in front of the upstream that answers the next requests with queued faults. */
 async function faultyProxy(target: string) {
   const faults: Fault[] = [];
-  let requests = 0;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      requests++;
-      const body = Buffer.concat(chunks).toString();
-      const fault = faults.shift();
-      if (fault === 'hang') return;
-      if (fault === '429') return void res.writeHead(429).end('slow down');
-      if (fault === '500') return void res.writeHead(500).end('boom');
-      if (fault === 'garbage') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"res');
-      if (fault === 'batch-refused' && body.startsWith('[')) {
-        return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch requests are not supported"}}');
-      }
-      const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      let text = await upstream.text();
-      if (fault === 'wrong-shape') text = text.replace(/"result":"0x[0-9a-f]*"/g, '"result":"not a number"');
-      res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
-    });
+  const json = (body: string) => ({ status: 200, body });
+  const proxy = await rpcProxy(target, async (req, forward) => {
+    const fault = faults.shift();
+    if (fault === 'hang') return 'hang';
+    if (fault === '429') return { status: 429, body: 'slow down' };
+    if (fault === '500') return { status: 500, body: 'boom' };
+    if (fault === 'garbage') return json('{"jsonrpc":"2.0","id":1,"res');
+    if (fault === 'batch-refused' && req.body.startsWith('[')) {
+      return json('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch requests are not supported"}}');
+    }
+    const r = await forward();
+    return fault === 'wrong-shape' ? { ...r, body: r.body.replace(/"result":"0x[0-9a-f]*"/g, '"result":"not a number"') } : r;
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    faults,
-    get requests() {
-      return requests;
-    },
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((r) => server.close(() => r()));
-    },
-  };
+  return Object.assign(proxy, { faults });
 }
 
 let fresh = 0x5000n;

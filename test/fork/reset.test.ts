@@ -1,38 +1,11 @@
 /** anvil_reset / hardhat_reset with `forking` (re-fork, fork, drop the fork) and anvil_setRpcUrl. */
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import { ADDRS, RpcCallError, startTestNode, type TestNode } from '../support/node.js';
+import { rpcProxy } from '../support/proxy.js';
 import { HOLDER, RICH, balanceOf, forkOf, send, startUpstream, token, type Upstream } from './helpers.js';
 
 const hex = (n: bigint) => '0x' + n.toString(16);
-
-/** A plain pass-through HTTP proxy that counts requests. */
-async function countingProxy(target: string) {
-  let requests = 0;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      requests++;
-      const r = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
-      res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text());
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    get requests() {
-      return requests;
-    },
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}
 
 describe('reset with forking', () => {
   let up: Upstream;
@@ -118,7 +91,7 @@ describe('reset with forking', () => {
 
   test('anvil_setRpcUrl switches the upstream; later reads go to the new URL', async () => {
     await fork.rpc('anvil_reset', [{ forking: { jsonRpcUrl: up.node.url, blockNumber: hex(up.forkBlock) } }]);
-    const proxy = await countingProxy(up.node.url);
+    const proxy = await rpcProxy(up.node.url);
     try {
       assert.equal(await fork.rpc('anvil_setRpcUrl', [proxy.url]), null);
       assert.equal(await fork.rpc('eth_getBalance', [up.funded[11], 'latest']), hex(12_000n));

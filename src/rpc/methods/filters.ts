@@ -10,21 +10,12 @@ import type { DevNode } from '../../chain/node.js';
 import type { CallContext } from '../registry.js';
 import type { RawJson } from '../../format/hex.js';
 import { logChangesJson, logsJson } from '../../format/logJson.js';
-import type { Codec } from '../codecs.js';
-import { invalidParams, serverError } from '../errors.js';
+import { hexId } from '../codecs.js';
+import { serverError } from '../errors.js';
 import { filterQuery, type FilterQuery } from '../logFilter.js';
 import { method, methodWithContext, type MethodDef } from '../registry.js';
 
-/** A filter id as eth_newFilter returned it: 0x-hex. */
-const filterId: Codec<string> = {
-  type: 'filter id',
-  parse(value, where) {
-    if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(value)) {
-      throw invalidParams(`invalid argument ${where}: expected a 0x-hex filter id, got ${JSON.stringify(value)}`);
-    }
-    return value.toLowerCase();
-  },
-};
+const filterId = hexId('filter');
 
 /** Connections that own filters; one close hook per connection. */
 const hooked = new WeakSet<CallContext>();

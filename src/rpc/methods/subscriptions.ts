@@ -16,7 +16,7 @@ import { randomId } from '../../chain/filters.js';
 import { formatHeader } from '../../format/block.js';
 import { LogWriter } from '../../format/logJson.js';
 import { formatTx, PENDING } from '../../format/tx.js';
-import { json, optional, type Codec } from '../codecs.js';
+import { hexId, json, optional, type Codec } from '../codecs.js';
 import { ErrorCode, invalidParams, RpcError } from '../errors.js';
 import { subscriptionFilter } from '../logFilter.js';
 import { methodWithContext, type CallContext, type MethodDef } from '../registry.js';
@@ -35,15 +35,7 @@ const kind: Codec<Kind> = {
   },
 };
 
-const subscriptionId: Codec<string> = {
-  type: 'subscription id',
-  parse(value, where) {
-    if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(value)) {
-      throw invalidParams(`invalid argument ${where}: expected a 0x-hex subscription id, got ${JSON.stringify(value)}`);
-    }
-    return value.toLowerCase();
-  },
-};
+const subscriptionId = hexId('subscription');
 
 const needsWebSocket = (name: string) =>
   new RpcError(

@@ -5,14 +5,13 @@
 // cache. Cold calls each run on a fresh fork; the upstream request count comes from a fork behind a
 // counting proxy (its latency is not measured).
 
-import http from 'node:http';
-import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Interface } from 'ethers';
 import { RpcClient, SkipScenario, median, nodeRpcSpec, percentile, repoRoot, startNode, type NodeSpec, type Scenario } from '../harness.js';
 import { DEV_ADDRESS, waitReceipt } from '../chain.js';
+import { rpcProxy } from '../../support/proxy.js';
 
 const SLOTS = 100;
 const ACCOUNTS = 100;
@@ -47,35 +46,6 @@ function forkSpec(spec: NodeSpec, url: string, block: string): NodeSpec {
   // anvil keeps fork state on disk per chain id and block by default: every fork here must start cold.
   if (spec.label === 'anvil') extra.push('--no-storage-caching');
   return { ...spec, args: (port) => [...spec.args(port), ...extra] };
-}
-
-/** A pass-through HTTP proxy counting the requests it forwards. */
-async function countingProxy(target: string) {
-  let requests = 0;
-  const agent = new http.Agent({ keepAlive: true });
-  const t = new URL(target);
-  const server = http.createServer((req, res) => {
-    requests++;
-    const up = http.request({ host: t.hostname, port: t.port, path: '/', method: 'POST', headers: req.headers, agent }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    up.on('error', () => res.writeHead(502).end());
-    req.pipe(up);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    get requests() {
-      return requests;
-    },
-    close: () => {
-      server.closeAllConnections();
-      agent.destroy();
-      return new Promise<void>((r) => server.close(() => r()));
-    },
-  };
 }
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
@@ -113,7 +83,7 @@ const scenario: Scenario = {
         }
       }
       // Upstream requests of the first call, counted by a proxy (latency not measured).
-      const proxy = await countingProxy(upstream.url);
+      const proxy = await rpcProxy(upstream.url);
       const counted = await startNode(forkSpec(node.spec, proxy.url, block));
       const rpc = new RpcClient(counted.url);
       let requests: number;
