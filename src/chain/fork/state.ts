@@ -107,12 +107,13 @@ export class ForkStateManager extends MerkleStateManager {
       account = local === UNTOUCHED ? await this.upstreamAccount(fork, address) : local;
     }
     const s = this.sender;
-    if (s !== undefined && s.copy === undefined && account !== undefined && address.equals(s.address) && !equalsBytes(account.codeHash, KECCAK256_NULL)) {
-      s.codeHash = account.codeHash;
-      s.copy = new Account(account.nonce, account.balance, account.storageRoot, KECCAK256_NULL);
-      return s.copy;
-    }
-    return account;
+    if (s === undefined || s.checked || !address.equals(s.address)) return account;
+    // The sender's first read is the VM's check; later reads see the account as it is.
+    s.checked = true;
+    if (account === undefined || equalsBytes(account.codeHash, KECCAK256_NULL)) return account;
+    s.codeHash = account.codeHash;
+    s.copy = new Account(account.nonce, account.balance, account.storageRoot, KECCAK256_NULL);
+    return s.copy;
   }
 
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
@@ -130,7 +131,7 @@ export class ForkStateManager extends MerkleStateManager {
   // one read answers without code, and the same account object gets its code back when the VM
   // writes it (nonce and balance updates).
 
-  private sender: { address: Address; copy?: Account; codeHash?: Uint8Array } | undefined;
+  private sender: { address: Address; checked?: boolean; copy?: Account; codeHash?: Uint8Array } | undefined;
 
   /** Run `fn` (one transaction) with `address` accepted as a sender even if it holds code. */
   async withCodeSender<T>(address: Address, fn: () => Promise<T>): Promise<T> {
