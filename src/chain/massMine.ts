@@ -75,7 +75,6 @@ export class EmptyRun {
   /** Base fee of block i, until it stops changing (then the last entry holds for the rest). */
   private readonly fees: bigint[] = [];
   private readonly excess: bigint[] = [];
-  private feesSettled = false;
   /** checkpoints[k] = hash of block k·CHECKPOINT - 1 (checkpoint 0 is the template's hash). */
   private checkpoints: Uint8Array;
   private fingerprints: Uint32Array;
@@ -86,7 +85,7 @@ export class EmptyRun {
   private lastBuilt: { i: number; hash: Uint8Array } | undefined;
   /** The RLP of the header hashed last, patched in place for the next block (see `encodedAt`). */
   private enc: EncodedHeader | undefined;
-  /** First block from which base fee and excess blob gas no longer change (known once settled). */
+  /** First block from which base fee and excess blob gas no longer change (Infinity until known). */
   private settledFrom = Infinity;
   /** Number and timestamps as JS numbers, for patching headers (when they fit exactly). */
   private readonly numeric: boolean;
@@ -119,10 +118,7 @@ export class EmptyRun {
     this.fingerprints = new Uint32Array(count);
     if (h.baseFeePerGas !== undefined) this.fees.push(h.calcNextBaseFee());
     if (this.hasBlobFields) this.excess.push(h.calcNextExcessBlobGas(this.common));
-    if (h.baseFeePerGas === undefined && !this.hasBlobFields) {
-      this.feesSettled = true;
-      this.settledFrom = 0;
-    }
+    if (h.baseFeePerGas === undefined && !this.hasBlobFields) this.settledFrom = 0;
     this.firstNumber = Number(this.first);
     this.startTime = Number(h.timestamp);
     this.intervalNumber = Number(interval);
@@ -249,14 +245,13 @@ export class EmptyRun {
    * an empty parent leads to; both sequences reach a fixed point within a few hundred blocks.
    */
   private settleFees(i: number): void {
-    while (!this.feesSettled && Math.max(this.fees.length, this.excess.length) <= i) {
+    while (this.settledFrom === Infinity && Math.max(this.fees.length, this.excess.length) <= i) {
       const n = Math.max(this.fees.length, this.excess.length) - 1;
       const parent = this.headerOf(n, this.templateHash);
       const fee = this.fees.length > 0 ? parent.calcNextBaseFee() : undefined;
       const ex = this.hasBlobFields ? parent.calcNextExcessBlobGas(this.common) : undefined;
       const same = (fee === undefined || fee === this.fees[n]) && (ex === undefined || ex === this.excess[n]);
       if (same) {
-        this.feesSettled = true;
         this.settledFrom = n;
       } else {
         if (fee !== undefined) this.fees.push(fee);
