@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { setLengthLeft, setLengthRight } from '@ethereumjs/util';
+import { PATCHES, applyPatches, patchText, type Patch } from '../../src/build/patchDeps.js';
+
+const sample: Patch = { id: 'sample', file: 'pkg/lib.js', why: 'test', find: 'slow();', replace: 'fast();' };
+
+test('a patch replaces its text once, marks the file, and a second run changes nothing', () => {
+  const first = patchText('a();\nslow();\nb();\n', sample);
+  assert.equal(first.outcome, 'applied');
+  assert.equal(first.text, 'a();\n/* node-rpc patch: sample */\nfast();\nb();\n');
+  const again = patchText(first.text, sample);
+  assert.equal(again.outcome, 'already');
+  assert.equal(again.text, first.text);
+});
+
+test('a patch whose text is gone or ambiguous fails the build and names itself', () => {
+  assert.throws(() => patchText('a();\n', sample), /dependency patch 'sample' no longer applies to pkg\/lib\.js/);
+  assert.throws(() => patchText('slow();\nslow();\n', sample), /'sample' no longer applies/);
+});
+
+test('applyPatches writes patched files under a node_modules directory', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'node-rpc-patch-'));
+  const file = join(dir, sample.file);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, 'slow();\n');
+  assert.deepEqual(applyPatches(dir, [sample]), [{ id: 'sample', outcome: 'applied' }]);
+  assert.match(readFileSync(file, 'utf8'), /fast\(\);/);
+  assert.deepEqual(applyPatches(dir, [sample]), [{ id: 'sample', outcome: 'already' }]);
+});
+
+test('the build applied every dependency patch to the installed packages', () => {
+  const outcomes = applyPatches(join(process.cwd(), 'node_modules'), PATCHES.map((p) => ({ ...p, find: '\u0000never matches\u0000' })));
+  assert.deepEqual(
+    outcomes.map((o) => o.outcome),
+    PATCHES.map(() => 'already'),
+  );
+});
+
+test('the patched padding helpers still pad, keep input, and refuse to truncate', () => {
+  const b = new Uint8Array([1, 2, 3]);
+  assert.deepEqual(setLengthLeft(b, 5), new Uint8Array([0, 0, 1, 2, 3]));
+  assert.deepEqual(setLengthRight(b, 5), new Uint8Array([1, 2, 3, 0, 0]));
+  assert.deepEqual(b, new Uint8Array([1, 2, 3]));
+  assert.deepEqual(setLengthLeft(new Uint8Array(0), 2), new Uint8Array([0, 0]));
+  assert.throws(() => setLengthLeft(new Uint8Array(33), 32), /exceeds target length/);
+  assert.deepEqual(setLengthLeft(new Uint8Array([9, 8, 7]), 2, { allowTruncate: true }), new Uint8Array([8, 7]));
+});
