@@ -25,10 +25,12 @@ export function makeCommon(chainId: bigint, hardfork: SupportedHardfork): Common
     if (this !== common) update.call(common, params);
     return update.call(this, params);
   };
-  // The EVM asks isActivatedEIP on every step; ethereumjs scans an array of ~80 EIPs each time.
-  // The hardfork never changes here, so a Set answers the same in constant time.
-  const active = new Set<number>((common as unknown as { _activatedEIPsCache: number[] })._activatedEIPsCache);
-  common.isActivatedEIP = (eip: number) => active.has(eip);
+  // The EVM asks isActivatedEIP several times on every step; ethereumjs scans an array of ~80 EIPs
+  // each time. The hardfork never changes here, so a table indexed by EIP number answers the same.
+  const eips = (common as unknown as { _activatedEIPsCache: number[] })._activatedEIPsCache;
+  const active = new Uint8Array(Math.max(0, ...eips) + 1);
+  for (const eip of eips) active[eip] = 1;
+  common.isActivatedEIP = (eip: number) => active[eip] === 1;
   // Merge the block and transaction parameter sets into the base Common before anything copies it.
   createBlockHeader({}, { common });
   for (const type of [0, 1, 2]) createTx({ type, chainId: type > 0 ? chainId : undefined } as never, { common });
