@@ -31,6 +31,7 @@ import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Account, Address, KECCAK256_NULL, KECCAK256_RLP, bytesToUnprefixedHex, concatBytes, createAccountFromRLP, equalsBytes, hexToBytes, utf8ToBytes } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Fork } from './fork.js';
+import type { UpstreamAccount } from './upstream.js';
 
 /** The fork a node currently runs on, shared by the live state, its copies and the EVM's history. */
 export class ForkLink {
@@ -48,6 +49,14 @@ const ZERO_MARK_PREFIX = new Uint8Array([0xfd]);
 const TOMBSTONE_CODE_HASH = keccak_256(utf8ToBytes('node-rpc fork: account deleted locally'));
 /** "Not in the local trie": read the upstream. */
 const UNTOUCHED = Symbol('untouched');
+
+/**
+ * A value, or a promise of it when the trie or the upstream must be read. The read path of a warm
+ * fork (every SLOAD and BALANCE of a call) is answered from caches; returning the value itself
+ * spares a promise and a microtask per layer.
+ */
+type Maybe<T> = T | Promise<T>;
+type Local = Account | undefined | typeof UNTOUCHED;
 /** Entries each committed-read memo holds before it starts over. */
 const MEMO_LIMIT = 200_000;
 
@@ -103,8 +112,13 @@ export class ForkStateManager extends MerkleStateManager {
     let account: Account | undefined;
     if (fork === undefined) account = await this.committedAccount(address);
     else {
-      const local = await this.localAccount(address);
-      account = local === UNTOUCHED ? await this.upstreamAccount(fork, address) : local;
+      let local = this.localAccount(fork, address);
+      if (local instanceof Promise) local = await local;
+      if (local !== UNTOUCHED) account = local;
+      else {
+        const up = this.upstreamAccount(fork, address);
+        account = up instanceof Promise ? await up : up;
+      }
     }
     const s = this.sender;
     if (s === undefined || s.checked || !address.equals(s.address)) return account;
@@ -221,25 +235,25 @@ export class ForkStateManager extends MerkleStateManager {
    * The account as written locally: UNTOUCHED if never, undefined if deleted here. With `copy`
    * false the result is shared and must not be modified.
    */
-  private async localAccount(address: Address, copy = true): Promise<Account | undefined | typeof UNTOUCHED> {
+  private localAccount(fork: Fork, address: Address, copy = true): Maybe<Local> {
     const elem = this._caches?.account?.get(address);
-    let account: Account | undefined;
-    if (elem !== undefined) {
-      if (elem.accountRLP === undefined) return UNTOUCHED;
-      account = this.decode(elem.accountRLP, copy);
-    } else {
-      const key = address.toString();
-      if (this.absentIn(this._trie.root()).has(key)) return UNTOUCHED;
-      const rlp = await this._trie.get(address.bytes);
-      account = rlp === null ? undefined : createAccountFromRLP(rlp);
-      // Cached either way (a miss as undefined: with a fork, "not written here").
-      this._caches?.account?.put(address, account);
-      if (account === undefined) {
-        this.absent.add(key);
-        return UNTOUCHED;
-      }
+    if (elem !== undefined) return elem.accountRLP === undefined ? UNTOUCHED : visible(this.decode(elem.accountRLP, copy));
+    // The upstream's key for the address: its next look-up (accountNow, slotNow) reuses it.
+    const key = fork.state.keyOf(address);
+    if (this.absentIn(this._trie.root()).has(key)) return UNTOUCHED;
+    return this.localAccountFromTrie(address, key);
+  }
+
+  private async localAccountFromTrie(address: Address, key: string): Promise<Local> {
+    const rlp = await this._trie.get(address.bytes);
+    const account = rlp === null ? undefined : createAccountFromRLP(rlp);
+    // Cached either way (a miss as undefined: with a fork, "not written here").
+    this._caches?.account?.put(address, account);
+    if (account === undefined) {
+      this.absent.add(key);
+      return UNTOUCHED;
     }
-    return equalsBytes(account.codeHash, TOMBSTONE_CODE_HASH) ? undefined : account;
+    return visible(account);
   }
 
   /** The absent-address set for trie root `root` (emptied when the root moved). */
@@ -251,18 +265,25 @@ export class ForkStateManager extends MerkleStateManager {
     return this.absent;
   }
 
-  private async upstreamAccount(fork: Fork, address: Address): Promise<Account | undefined> {
-    let up = fork.state.accountNow(address);
+  private upstreamAccount(fork: Fork, address: Address): Maybe<Account | undefined> {
+    const up = fork.state.accountNow(address);
     if (up === undefined) {
       if (this.discovery) {
         this.discovery.account(address);
         return undefined;
       }
-      up = await fork.state.account(address);
+      return fork.state.account(address).then((fetched) => this.fromUpstream(fetched));
     }
+    return this.fromUpstream(up);
+  }
+
+  /** The local view of an upstream account: with code, its storage root says "continues upstream". */
+  private fromUpstream(up: UpstreamAccount | null): Maybe<Account | undefined> {
     if (up === null) return undefined;
-    const storageRoot = up.code.length > 0 ? (this.upstreamRoot ?? (await this.ensureUpstreamRoot())) : KECCAK256_RLP;
-    return new Account(up.nonce, up.balance, storageRoot, up.codeHash);
+    if (up.code.length === 0) return new Account(up.nonce, up.balance, KECCAK256_RLP, up.codeHash);
+    const root = this.upstreamRoot;
+    if (root !== undefined) return new Account(up.nonce, up.balance, root, up.codeHash);
+    return this.ensureUpstreamRoot().then((r) => new Account(up.nonce, up.balance, r, up.codeHash));
   }
 
   /** Root of the one-entry trie marking "storage continues upstream" (written into this trie's database once). */
@@ -281,7 +302,7 @@ export class ForkStateManager extends MerkleStateManager {
     if (fork === undefined) return super.getCode(address);
     const elem = this._caches?.code?.get(address);
     if (elem !== undefined) return elem.code ?? EMPTY;
-    const local = await this.localAccount(address, false);
+    const local = await this.localAccount(fork, address, false);
     if (local === UNTOUCHED) {
       let up = fork.state.accountNow(address);
       if (up === undefined) {
@@ -309,7 +330,8 @@ export class ForkStateManager extends MerkleStateManager {
     if (fork === undefined) return this.committedStorage(address, key);
     const cached = this._caches?.storage?.get(address, key);
     if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
-    const local = await this.localAccount(address, false);
+    let local = this.localAccount(fork, address, false);
+    if (local instanceof Promise) local = await local;
     if (local === UNTOUCHED) return this.untouchedSlot(fork, address, key);
     if (local === undefined || equalsBytes(local.storageRoot, KECCAK256_RLP)) return EMPTY;
     // Storage never written here: all of it is the upstream's.
@@ -328,7 +350,7 @@ export class ForkStateManager extends MerkleStateManager {
   }
 
   /** A slot of an account never written here: the upstream's, if the account has code there. */
-  private async untouchedSlot(fork: Fork, address: Address, key: Uint8Array): Promise<Uint8Array> {
+  private untouchedSlot(fork: Fork, address: Address, key: Uint8Array): Maybe<Uint8Array> {
     const up = fork.state.accountNow(address);
     if (up === undefined) {
       if (this.discovery) {
@@ -336,14 +358,15 @@ export class ForkStateManager extends MerkleStateManager {
         this.discovery.slot(address, key);
         return EMPTY;
       }
-      const [account, value] = await Promise.all([fork.state.account(address), fork.state.slot(address, key)]);
-      return account !== null && account.code.length > 0 ? value : EMPTY;
+      return Promise.all([fork.state.account(address), fork.state.slot(address, key)]).then(([account, value]) =>
+        account !== null && account.code.length > 0 ? value : EMPTY,
+      );
     }
     if (up === null || up.code.length === 0) return EMPTY;
     return this.upstreamSlot(fork, address, key);
   }
 
-  private async upstreamSlot(fork: Fork, address: Address, key: Uint8Array): Promise<Uint8Array> {
+  private upstreamSlot(fork: Fork, address: Address, key: Uint8Array): Maybe<Uint8Array> {
     const known = fork.state.slotNow(address, key);
     if (known !== undefined) return known;
     if (this.discovery) {
@@ -391,6 +414,11 @@ export class ForkStateManager extends MerkleStateManager {
     copy.upstreamRoot = this.upstreamRoot;
     return copy;
   }
+}
+
+/** A tombstone reads as "no account". */
+function visible(account: Account): Account | undefined {
+  return equalsBytes(account.codeHash, TOMBSTONE_CODE_HASH) ? undefined : account;
 }
 
 function isMark(valueHex: string | null): boolean {

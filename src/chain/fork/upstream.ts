@@ -57,7 +57,8 @@ const QUEUE_SLOTS: Array<[Address, Uint8Array]> = SYSTEM_ACCOUNTS.slice(3).flatM
 
 export class UpstreamState {
   private readonly accounts = new Map<string, UpstreamAccount | null>();
-  private readonly slots = new Map<string, Uint8Array>();
+  /** Slots by account (its `0x` address), then by slot key (unprefixed hex). */
+  private readonly slots = new Map<string, Map<string, Uint8Array>>();
   private readonly codes = new Map<string, Uint8Array>();
   private readonly inflight = new Map<string, Promise<unknown>>();
   /** Items fetched from the network (not from the disk cache). */
@@ -78,18 +79,38 @@ export class UpstreamState {
       this.setAccount(a, BigInt(nonce), BigInt(balance), hexToBytes(code as `0x${string}`));
     } else if (e.k === 's') {
       const [a, slot, value] = e.v;
-      this.slots.set(a + slot.slice(2), hexToBytes(value as `0x${string}`));
+      this.slotsOf(a).set(slot.slice(2), hexToBytes(value as `0x${string}`));
     }
   }
 
   /** The account if already known: null when it does not exist upstream, undefined when unknown. */
   accountNow(address: Address): UpstreamAccount | null | undefined {
-    return this.accounts.get(address.toString());
+    return this.accounts.get(this.keyOf(address));
+  }
+
+  /**
+   * An address's map key. The EVM asks with one Address object for every SLOAD of a contract, so
+   * the last one's key is kept: a loop of reads converts the address to hex once, not per read.
+   */
+  keyOf(address: Address): string {
+    if (address !== this.lastAddress) {
+      this.lastAddress = address;
+      this.lastKey = address.toString();
+    }
+    return this.lastKey;
+  }
+  private lastAddress: Address | undefined;
+  private lastKey = '';
+
+  private slotsOf(key: string): Map<string, Uint8Array> {
+    let m = this.slots.get(key);
+    if (m === undefined) this.slots.set(key, (m = new Map()));
+    return m;
   }
 
   /** The account at the fork block (null when it does not exist there). */
   account(address: Address): Promise<UpstreamAccount | null> {
-    const key = address.toString();
+    const key = this.keyOf(address);
     const known = this.accounts.get(key);
     if (known !== undefined) return Promise.resolve(known);
     return this.once(`a${key}`, async () => {
@@ -106,20 +127,20 @@ export class UpstreamState {
 
   /** The slot's value if already known (shortest form), else undefined. */
   slotNow(address: Address, key: Uint8Array): Uint8Array | undefined {
-    return this.slots.get(address.toString() + bytesToUnprefixedHex(key));
+    return this.slots.get(this.keyOf(address))?.get(bytesToUnprefixedHex(key));
   }
 
   /** A storage slot at the fork block, in its shortest form (empty for zero). */
   slot(address: Address, key: Uint8Array): Promise<Uint8Array> {
-    const a = address.toString();
-    const k = a + bytesToUnprefixedHex(key);
-    const known = this.slots.get(k);
+    const a = this.keyOf(address);
+    const k = bytesToUnprefixedHex(key);
+    const known = this.slots.get(a)?.get(k);
     if (known !== undefined) return Promise.resolve(known);
-    return this.once(`s${k}`, async () => {
+    return this.once(`s${a}${k}`, async () => {
       // The slot as a QUANTITY: every node takes that form (some refuse zero-padded words).
       const value = await this.read('eth_getStorageAt', [a, '0x' + (BigInt(bytesToHex(key)).toString(16)), this.tag], word);
       this.fetched++;
-      this.slots.set(k, value);
+      this.slotsOf(a).set(k, value);
       this.disk?.add({ k: 's', v: [a, bytesToHex(key), bytesToHex(value)] });
       return value;
     });
