@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { setLengthLeft, setLengthRight } from '@ethereumjs/util';
+import { bytesToHex, bytesToUnprefixedHex, setLengthLeft, setLengthRight } from '@ethereumjs/util';
 import { PATCHES, applyPatches, patchText, type Patch } from '../../src/build/patchDeps.js';
 
 const sample: Patch = { id: 'sample', file: 'pkg/lib.js', why: 'test', find: 'slow();', replace: 'fast();' };
@@ -48,4 +48,14 @@ test('the patched padding helpers still pad, keep input, and refuse to truncate'
   assert.deepEqual(setLengthLeft(new Uint8Array(0), 2), new Uint8Array([0, 0]));
   assert.throws(() => setLengthLeft(new Uint8Array(33), 32), /exceeds target length/);
   assert.deepEqual(setLengthLeft(new Uint8Array([9, 8, 7]), 2, { allowTruncate: true }), new Uint8Array([8, 7]));
+});
+
+test('the patched hex encoder gives the same strings, honours views, and still rejects non-bytes', () => {
+  assert.equal(bytesToUnprefixedHex(new Uint8Array([0, 1, 0xab, 0xff])), '0001abff');
+  assert.equal(bytesToUnprefixedHex(new Uint8Array(0)), '');
+  const backing = new Uint8Array([9, 9, 0xde, 0xad, 9]);
+  assert.equal(bytesToUnprefixedHex(backing.subarray(2, 4)), 'dead');
+  assert.equal(bytesToHex(new Uint8Array(32).fill(0x5a)), '0x' + '5a'.repeat(32));
+  assert.throws(() => bytesToUnprefixedHex('0x12' as never), /Uint8Array/);
+  assert.throws(() => bytesToUnprefixedHex([1, 2] as never), /Uint8Array/);
 });
