@@ -55,6 +55,16 @@ export const bytesToUnprefixedHex = nativeHexSlice === undefined
     ? bytesToUnprefixedHexNoble
     : (bytes) => (bytes instanceof Uint8Array ? nativeHexSlice.call(bytes, 0, bytes.length) : bytesToUnprefixedHexNoble(bytes));`,
   },
+  {
+    id: 'util-bigIntToBytes-direct',
+    file: '@ethereumjs/util/dist/esm/bytes.js',
+    why:
+      'bigIntToBytes prefixed its own toString(16) output with 0x only for hexToBytes to check it with a ' +
+      'regular expression and strip the prefix again: every SLOAD/SSTORE key and stack address pays it. ' +
+      'The digits go straight to the decoder, which still rejects anything that is not hex.',
+    find: 'const bytes = hexToBytes(`0x${padToEven(num.toString(16))}`);',
+    replace: 'const bytes = hexToBytesNoble(padToEven(num.toString(16)));',
+  },
 ];
 
 export type Outcome = 'applied' | 'already';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { bytesToHex, bytesToUnprefixedHex, setLengthLeft, setLengthRight } from '@ethereumjs/util';
+import { bigIntToBytes, bytesToHex, bytesToUnprefixedHex, setLengthLeft, setLengthRight } from '@ethereumjs/util';
 import { PATCHES, applyPatches, patchText, type Patch } from '../../src/build/patchDeps.js';
 
 const sample: Patch = { id: 'sample', file: 'pkg/lib.js', why: 'test', find: 'slow();', replace: 'fast();' };
@@ -58,4 +58,12 @@ test('the patched hex encoder gives the same strings, honours views, and still r
   assert.equal(bytesToHex(new Uint8Array(32).fill(0x5a)), '0x' + '5a'.repeat(32));
   assert.throws(() => bytesToUnprefixedHex('0x12' as never), /Uint8Array/);
   assert.throws(() => bytesToUnprefixedHex([1, 2] as never), /Uint8Array/);
+});
+
+test('the patched bigIntToBytes gives minimal big-endian bytes and rejects negatives', () => {
+  assert.deepEqual(bigIntToBytes(0n), new Uint8Array([0]));
+  assert.deepEqual(bigIntToBytes(0xabcn), new Uint8Array([0x0a, 0xbc]));
+  assert.deepEqual(bigIntToBytes(2n ** 255n), new Uint8Array([0x80, ...new Array(31).fill(0)]));
+  assert.deepEqual(bigIntToBytes(0x0102n, true), new Uint8Array([2, 1]));
+  assert.throws(() => bigIntToBytes(-1n));
 });
