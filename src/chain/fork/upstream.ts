@@ -61,6 +61,9 @@ export class UpstreamState {
   private readonly slots = new Map<string, Map<string, Uint8Array>>();
   private readonly codes = new Map<string, Uint8Array>();
   private readonly inflight = new Map<string, Promise<unknown>>();
+  /** The last address asked about and its key (see keyOf). */
+  private lastAddress: Address | undefined;
+  private lastKey = '';
   /** Items fetched from the network (not from the disk cache). */
   fetched = 0;
   private blockReadsKnown = false;
@@ -90,7 +93,8 @@ export class UpstreamState {
 
   /**
    * An address's map key. The EVM asks with one Address object for every SLOAD of a contract, so
-   * the last one's key is kept: a loop of reads converts the address to hex once, not per read.
+   * the last one's key is kept: a loop of reads converts the address to hex once, not per read
+   * (Address objects are never modified, so an object's key never changes).
    */
   keyOf(address: Address): string {
     if (address !== this.lastAddress) {
@@ -99,8 +103,6 @@ export class UpstreamState {
     }
     return this.lastKey;
   }
-  private lastAddress: Address | undefined;
-  private lastKey = '';
 
   private slotsOf(key: string): Map<string, Uint8Array> {
     let m = this.slots.get(key);
