@@ -69,9 +69,12 @@ export const bytesToUnprefixedHex = nativeHexSlice === undefined
 
 export type Outcome = 'applied' | 'already';
 
+/** The comment a patch leaves in its file: its presence means the patch is applied. */
+export const markerOf = (patch: Patch): string => `/* node-rpc patch: ${patch.id} */`;
+
 /** Apply one patch to the text of its file; throws when the expected text is not there exactly once. */
 export function patchText(text: string, patch: Patch): { text: string; outcome: Outcome } {
-  const marker = `/* node-rpc patch: ${patch.id} */`;
+  const marker = markerOf(patch);
   if (text.includes(marker)) return { text, outcome: 'already' };
   const at = text.indexOf(patch.find);
   if (at < 0 || text.indexOf(patch.find, at + 1) >= 0) {
