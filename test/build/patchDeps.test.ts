@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { bigIntToBytes, bytesToHex, bytesToUnprefixedHex, setLengthLeft, setLengthRight } from '@ethereumjs/util';
 import { PATCHES, applyPatches, markerOf, patchText, type Patch } from '../../src/build/patchDeps.js';
 
-const sample: Patch = { id: 'sample', file: 'pkg/lib.js', why: 'test', find: 'slow();', replace: 'fast();' };
+const sample: Patch = { id: 'sample', file: 'pkg/lib.js', why: 'test', edits: [{ find: 'slow();', replace: 'fast();' }] };
 
 test('a patch replaces its text once, marks the file, and a second run changes nothing', () => {
   const first = patchText('a();\nslow();\nb();\n', sample);
@@ -20,6 +20,17 @@ test('a patch replaces its text once, marks the file, and a second run changes n
 test('a patch whose text is gone or ambiguous fails the build and names itself', () => {
   assert.throws(() => patchText('a();\n', sample), /dependency patch 'sample' no longer applies to pkg\/lib\.js/);
   assert.throws(() => patchText('slow();\nslow();\n', sample), /'sample' no longer applies/);
+});
+
+test('a patch with several edits applies all of them, or none when one is missing', () => {
+  const two: Patch = { id: 'two', file: 'pkg/lib.js', why: 'test', edits: [{ find: 'a();', replace: 'x();' }, { find: 'b();', replace: 'y();' }] };
+  assert.equal(patchText('a();\nb();\n', two).text, '/* node-rpc patch: two */\nx();\n/* node-rpc patch: two */\ny();\n');
+  const dir = mkdtempSync(join(tmpdir(), 'node-rpc-patch-'));
+  const file = join(dir, two.file);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, 'a();\nc();\n');
+  assert.throws(() => applyPatches(dir, [two]), /'two' no longer applies/);
+  assert.equal(readFileSync(file, 'utf8'), 'a();\nc();\n');
 });
 
 test('applyPatches writes patched files under a node_modules directory', () => {

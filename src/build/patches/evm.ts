@@ -1,0 +1,202 @@
+/**
+ * Speed patches to @ethereumjs/evm: its interpreter awaits every step, so each of the thousands of
+ * opcodes a call runs pays a promise and a trip through the microtask queue, whether or not the
+ * opcode waits for anything. These let steps that have nothing to wait for run synchronously.
+ */
+import type { Edit, Patch } from '../patchDeps.js';
+
+const ESM = '@ethereumjs/evm/dist/esm';
+
+/**
+ * Dynamic-gas handlers whose bodies never await (memory expansion, warm/cold access, call gas):
+ * declared `async` all the same, so each returned a promise. Handlers that do await (SSTORE,
+ * CREATE, EXTCODECOPY, SELFDESTRUCT, ...) are left alone; EOF-only opcodes are not active here.
+ */
+const SYNC_GAS_HANDLERS: Array<[name: string, opcode: string]> = [
+  ['EXP', '0x0a'],
+  ['KECCAK256', '0x20'],
+  ['BALANCE', '0x31'],
+  ['CALLDATACOPY', '0x37'],
+  ['CODECOPY', '0x39'],
+  ['EXTCODESIZE', '0x3b'],
+  ['RETURNDATACOPY', '0x3e'],
+  ['EXTCODEHASH', '0x3f'],
+  ['MLOAD', '0x51'],
+  ['MSTORE', '0x52'],
+  ['MSTORE8', '0x53'],
+  ['SLOAD', '0x54'],
+  ['MCOPY', '0x5e'],
+  ['LOG', '0xa0'],
+  ['CALL', '0xf1'],
+  ['CALLCODE', '0xf2'],
+  ['RETURN', '0xf3'],
+  ['DELEGATECALL', '0xf4'],
+  ['STATICCALL', '0xfa'],
+  ['REVERT', '0xfd'],
+];
+
+const gasHandlerEdit = ([name, opcode]: [string, string]): Edit => ({
+  find: `/* ${name} */\n        ${opcode},\n        async function (runState, gas, common) {`,
+  replace: `/* ${name} */\n        ${opcode},\n        function (runState, gas, common) {`,
+});
+
+export const EVM_PATCHES: Patch[] = [
+  {
+    id: 'evm-plain-steps',
+    file: `${ESM}/interpreter.js`,
+    why:
+      'The interpreter loop awaited runStep for every opcode: an async call, a promise and a microtask ' +
+      'per step, a third of a 3,900-step eth_call. When nothing observes the steps (no step listener, ' +
+      'debug log, profiler or code-chunk charging) a step now runs synchronously and only a step whose ' +
+      'gas handler or opcode actually returned a promise is awaited. Same order of work as runStep: ' +
+      'dynamic gas, invalid-opcode check, gas use, program counter, opcode, witness commit.',
+    edits: [
+      {
+        find: `        while (this._runState.programCounter < this._runState.code.length) {`,
+        replace: `        // Steps nobody observes run without runStep's hooks, synchronously when nothing is awaited.
+        const plainSteps = !this._evm.DEBUG &&
+            this.profilerOpts?.enabled !== true &&
+            !((this.common.isActivatedEIP(6800) || this.common.isActivatedEIP(7864)) &&
+                this._env.chargeCodeAccesses === true);
+        while (this._runState.programCounter < this._runState.code.length) {`,
+      },
+      {
+        find: `                await this.runStep(opCodeObj);`,
+        replace: `                if (plainSteps && this._evm.events.listenerCount('step') === 0) {
+                    const pending = this.runPlainStep(opCodeObj ?? this.lookupOpInfo(opCode));
+                    if (pending !== undefined)
+                        await pending;
+                }
+                else {
+                    await this.runStep(opCodeObj);
+                }`,
+      },
+      {
+        find: `    async runStep(opcodeObj) {`,
+        replace: `    /**
+     * runStep without hooks: returns undefined when the step is done, or a promise when its gas
+     * handler or opcode is waiting for something (state reads).
+     */
+    runPlainStep(opEntry) {
+        const opInfo = opEntry.opcodeInfo;
+        if (!opInfo.dynamicGas)
+            return this.finishPlainStep(opEntry, opInfo.feeBigInt);
+        const gas = opEntry.gasHandler(this._runState, opInfo.feeBigInt, this.common);
+        if (gas instanceof Promise)
+            return gas.then((g) => this.finishPlainStep(opEntry, g));
+        return this.finishPlainStep(opEntry, gas);
+    }
+    finishPlainStep(opEntry, gas) {
+        const opInfo = opEntry.opcodeInfo;
+        if (opInfo.isInvalid) {
+            throw new EVMError(EVMError.errorMessages.INVALID_OPCODE);
+        }
+        this.useGas(gas, opInfo);
+        this._runState.programCounter++;
+        consumeEip7928PostTargetCallOog(this._runState);
+        const opFn = opEntry.opHandler;
+        const done = opFn(this._runState, this.common);
+        if (done instanceof Promise)
+            return done.then(() => {
+                this._runState.env.accessWitness?.commit();
+            });
+        this._runState.env.accessWitness?.commit();
+    }
+    async runStep(opcodeObj) {`,
+      },
+    ],
+  },
+  {
+    id: 'evm-gas-handlers-sync',
+    file: `${ESM}/opcodes/gas.js`,
+    why:
+      'Dynamic-gas handlers that never await were async functions, so every MLOAD, MSTORE, SLOAD, ' +
+      'BALANCE, CALL, ... returned its gas as a promise. As plain functions they return the number; ' +
+      'runStep still awaits the result (a no-op on a number), plain steps go on synchronously.',
+    edits: SYNC_GAS_HANDLERS.map(gasHandlerEdit),
+  },
+  {
+    id: 'evm-state-reads-maybe',
+    file: `${ESM}/interpreter.js`,
+    why:
+      'storageLoad and getExternalBalance were async, so SLOAD and BALANCE waited a microtask for every ' +
+      'read even when the state manager had the value in a cache. A state manager may now offer ' +
+      'getStorageMaybe/getAccountMaybe (value, or promise when it must fetch); these return what it ' +
+      'gives, and a state manager without them is called as before.',
+    edits: [
+      {
+        find: `    async getExternalBalance(address) {`,
+        replace: `    getExternalBalance(address) {`,
+      },
+      {
+        find: `        let account = await this._stateManager.getAccount(address);
+        if (!account) {
+            account = new Account();
+        }
+        return account.balance;`,
+        replace: `        const sm = this._stateManager;
+        const account = sm.getAccountMaybe !== undefined ? sm.getAccountMaybe(address) : sm.getAccount(address);
+        if (account instanceof Promise)
+            return account.then((a) => (a ? a.balance : BIGINT_0));
+        return account ? account.balance : BIGINT_0;`,
+      },
+      {
+        find: `    async storageLoad(key, original = false, trackBAL = true) {`,
+        replace: `    storageLoad(key, original = false, trackBAL = true) {`,
+      },
+      {
+        find: `            return this._stateManager.getStorage(this._env.address, key);`,
+        replace: `            const sm = this._stateManager;
+            return sm.getStorageMaybe !== undefined
+                ? sm.getStorageMaybe(this._env.address, key)
+                : sm.getStorage(this._env.address, key);`,
+      },
+    ],
+  },
+  {
+    id: 'evm-sload-balance-maybe',
+    file: `${ESM}/opcodes/functions.js`,
+    why:
+      'SLOAD and BALANCE awaited their read even when it came back as a value (evm-state-reads-maybe): ' +
+      'they push it at once, and wait only for a promise.',
+    edits: [
+      {
+        find: `        async function (runState) {
+            const addressBigInt = runState.stack.pop();
+            const address = createAddressFromStackBigInt(addressBigInt);
+            const balance = await runState.interpreter.getExternalBalance(address);
+            runState.stack.push(balance);
+        },`,
+        replace: `        function (runState) {
+            const addressBigInt = runState.stack.pop();
+            const address = createAddressFromStackBigInt(addressBigInt);
+            const balance = runState.interpreter.getExternalBalance(address);
+            if (balance instanceof Promise)
+                return balance.then((b) => {
+                    runState.stack.push(b);
+                });
+            runState.stack.push(balance);
+        },`,
+      },
+      {
+        find: `        async function (runState) {
+            const key = runState.stack.pop();
+            const keyBuf = setLengthLeft(bigIntToBytes(key), 32);
+            const value = await runState.interpreter.storageLoad(keyBuf);
+            const valueBigInt = value.length ? bytesToBigInt(value) : BIGINT_0;
+            runState.stack.push(valueBigInt);
+        },`,
+        replace: `        function (runState) {
+            const key = runState.stack.pop();
+            const keyBuf = setLengthLeft(bigIntToBytes(key), 32);
+            const value = runState.interpreter.storageLoad(keyBuf);
+            if (value instanceof Promise)
+                return value.then((v) => {
+                    runState.stack.push(v.length ? bytesToBigInt(v) : BIGINT_0);
+                });
+            runState.stack.push(value.length ? bytesToBigInt(value) : BIGINT_0);
+        },`,
+      },
+    ],
+  },
+];
