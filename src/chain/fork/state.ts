@@ -109,17 +109,7 @@ export class ForkStateManager extends MerkleStateManager {
 
   override async getAccount(address: Address): Promise<Account | undefined> {
     const fork = this.link.fork;
-    let account: Account | undefined;
-    if (fork === undefined) account = await this.committedAccount(address);
-    else {
-      let local = this.localAccount(fork, address);
-      if (local instanceof Promise) local = await local;
-      if (local !== UNTOUCHED) account = local;
-      else {
-        const up = this.upstreamAccount(fork, address);
-        account = up instanceof Promise ? await up : up;
-      }
-    }
+    const account = await (fork === undefined ? this.committedAccount(address) : this.forkAccount(fork, address));
     const s = this.sender;
     if (s === undefined || s.checked || !address.equals(s.address)) return account;
     // The sender's first read is the VM's check; later reads see the account as it is.
@@ -128,6 +118,24 @@ export class ForkStateManager extends MerkleStateManager {
     s.codeHash = account.codeHash;
     s.copy = new Account(account.nonce, account.balance, account.storageRoot, KECCAK256_NULL);
     return s.copy;
+  }
+
+  /**
+   * getAccount as a value when the account is cached (or known upstream), a promise only when it
+   * must be read: the EVM's BALANCE asks this way (see src/build/patches/evm.ts), so a warm read
+   * costs no microtask.
+   */
+  getAccountMaybe(address: Address): Maybe<Account | undefined> {
+    const fork = this.link.fork;
+    // While a sender is set its first read is special: getAccount handles it.
+    if (this.sender !== undefined) return this.getAccount(address);
+    return fork === undefined ? this.committedAccount(address) : this.forkAccount(fork, address);
+  }
+
+  private forkAccount(fork: Fork, address: Address): Maybe<Account | undefined> {
+    const local = this.localAccount(fork, address);
+    if (local instanceof Promise) return local.then((l) => (l !== UNTOUCHED ? l : this.upstreamAccount(fork, address)));
+    return local !== UNTOUCHED ? local : this.upstreamAccount(fork, address);
   }
 
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
@@ -178,9 +186,13 @@ export class ForkStateManager extends MerkleStateManager {
   private accountReadsRoot: Uint8Array | undefined;
   private storageReads = new Map<string, Uint8Array | null>();
 
-  private async committedAccount(address: Address): Promise<Account | undefined> {
+  private committedAccount(address: Address): Maybe<Account | undefined> {
     const elem = this._caches?.account?.get(address);
     if (elem !== undefined) return elem.accountRLP !== undefined ? this.decode(elem.accountRLP, true) : undefined;
+    return this.committedAccountFromTrie(address);
+  }
+
+  private async committedAccountFromTrie(address: Address): Promise<Account | undefined> {
     const root = this._trie.root();
     if (this.accountReadsRoot === undefined || !equalsBytes(this.accountReadsRoot, root)) {
       this.accountReads = new Map();
@@ -198,9 +210,13 @@ export class ForkStateManager extends MerkleStateManager {
     return account;
   }
 
-  private async committedStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+  private committedStorage(address: Address, key: Uint8Array): Maybe<Uint8Array> {
     const cached = this._caches?.storage?.get(address, key);
     if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
+    return this.committedStorageFromTrie(address, key);
+  }
+
+  private async committedStorageFromTrie(address: Address, key: Uint8Array): Promise<Uint8Array> {
     const account = await this.getAccount(address);
     if (!account) return EMPTY;
     const k = bytesToUnprefixedHex(account.storageRoot) + bytesToUnprefixedHex(key);
@@ -325,17 +341,36 @@ export class ForkStateManager extends MerkleStateManager {
   // ---------------------------------------------------------------- storage
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    return this.getStorageMaybe(address, key);
+  }
+
+  /**
+   * getStorage as a value when the slot is cached (or known upstream), a promise only when it must
+   * be read: the EVM's SLOAD asks this way (see src/build/patches/evm.ts), so a warm read costs no
+   * microtask.
+   */
+  getStorageMaybe(address: Address, key: Uint8Array): Maybe<Uint8Array> {
     const fork = this.link.fork;
     if (key.length !== 32) return super.getStorage(address, key);
     if (fork === undefined) return this.committedStorage(address, key);
     const cached = this._caches?.storage?.get(address, key);
     if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
-    let local = this.localAccount(fork, address, false);
-    if (local instanceof Promise) local = await local;
+    const local = this.localAccount(fork, address, false);
+    if (local instanceof Promise) return local.then((l) => this.forkSlot(fork, address, key, l));
+    return this.forkSlot(fork, address, key, local);
+  }
+
+  /** A slot of `address`, whose local account is `local`. */
+  private forkSlot(fork: Fork, address: Address, key: Uint8Array, local: Local): Maybe<Uint8Array> {
     if (local === UNTOUCHED) return this.untouchedSlot(fork, address, key);
     if (local === undefined || equalsBytes(local.storageRoot, KECCAK256_RLP)) return EMPTY;
     // Storage never written here: all of it is the upstream's.
     if (this.upstreamRoot !== undefined && equalsBytes(local.storageRoot, this.upstreamRoot)) return this.upstreamSlot(fork, address, key);
+    return this.localSlot(fork, address, key, local);
+  }
+
+  /** A slot of an account whose storage was written here: the trie, its marks, else the upstream. */
+  private async localSlot(fork: Fork, address: Address, key: Uint8Array, local: Account): Promise<Uint8Array> {
     const trie = this._getStorageTrie(address, local);
     const value = await trie.get(key);
     if (value !== null) {

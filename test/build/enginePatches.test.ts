@@ -1,0 +1,119 @@
+/**
+ * The engine with the build's dependency patches (src/build/patches): the interpreter's plain steps
+ * must give exactly what the hooked path gives (the one used whenever a step listener is attached,
+ * as by every tracer), on the node's own state manager, with reads answered from caches and from
+ * the trie; calldata gas must be the per-byte sum.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createEVM, type EVM } from '@ethereumjs/evm';
+import { CacheType, Caches } from '@ethereumjs/statemanager';
+import { countCalldataFloorTokens, createTx } from '@ethereumjs/tx';
+import { Account, Address, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { makeCommon } from '../../src/chain/common.js';
+import { ForkLink, ForkStateManager } from '../../src/chain/fork/state.js';
+
+const common = makeCommon(984n, 'prague');
+const CONTRACT = new Address(hexToBytes('0x00000000000000000000000000000000000c0de0'));
+const OTHER = '00000000000000000000000000000000000000b1';
+const CALLER = new Address(hexToBytes('0x00000000000000000000000000000000000ca11e'));
+
+/** slot 0 + balance(OTHER) → word 0, keccak(word 0) → word 1, SLOAD of slot 0 again, return both words. */
+const READS =
+  '600054' + // PUSH1 0 SLOAD (cold)
+  '73' + OTHER + '31' + // PUSH20 OTHER BALANCE (cold)
+  '01' + '600052' + // ADD, PUSH1 0 MSTORE
+  '60206000' + '20' + '602052' + // KECCAK256(0, 32), PUSH1 0x20 MSTORE
+  '600054' + '50' + // PUSH1 0 SLOAD (warm) POP
+  '60406000f3'; // RETURN(0, 64)
+const INVALID = '6001fe';
+const REVERTS = '602a600052' + '60206000fd';
+
+async function state(cached: boolean): Promise<ForkStateManager> {
+  const sm = new ForkStateManager({
+    link: new ForkLink(),
+    common,
+    caches: cached ? new Caches({ account: { type: CacheType.LRU, size: 1000 }, storage: { type: CacheType.LRU, size: 1000 } }) : undefined,
+  });
+  await sm.putAccount(CONTRACT, new Account());
+  await sm.putAccount(new Address(hexToBytes(`0x${OTHER}`)), new Account(0n, 1234n));
+  await sm.putAccount(CALLER, new Account(0n, 10n ** 18n));
+  await sm.putStorage(CONTRACT, setLengthLeft(new Uint8Array([0]), 32), new Uint8Array([7]));
+  if (!cached) await sm.flush();
+  return sm;
+}
+
+interface Outcome {
+  returned: string;
+  gas: bigint;
+  error: string | undefined;
+  steps: number;
+}
+
+async function run(sm: ForkStateManager, code: string, gasLimit: bigint, observed: boolean): Promise<Outcome> {
+  await sm.putCode(CONTRACT, hexToBytes(`0x${code}`));
+  // A fresh EVM per run: its journal (warm addresses and slots) starts empty each time.
+  const evm: EVM = await createEVM({ common, stateManager: sm });
+  let steps = 0;
+  if (observed) evm.events.on('step', () => void steps++);
+  const r = await evm.runCall({ to: CONTRACT, caller: CALLER, gasLimit });
+  const res = r.execResult;
+  return { returned: bytesToHex(res.returnValue), gas: res.executionGasUsed, error: res.exceptionError?.error, steps };
+}
+
+/** The same call unobserved (plain steps) and observed (runStep with hooks): same result. */
+async function both(sm: ForkStateManager, code: string, gasLimit = 100_000n): Promise<Outcome> {
+  const plain = await run(sm, code, gasLimit, false);
+  const hooked = await run(sm, code, gasLimit, true);
+  assert.ok(hooked.steps > 0, 'the observed run reports its steps');
+  assert.deepEqual({ ...plain, steps: 0 }, { ...hooked, steps: 0 });
+  return plain;
+}
+
+for (const cached of [true, false]) {
+  describe(`plain interpreter steps, state ${cached ? 'in caches (values)' : 'in the trie (promises)'}`, () => {
+    test('SLOAD, BALANCE, memory and KECCAK256: the values and the gas of the hooked path', async () => {
+      const sm = await state(cached);
+      const out = await both(sm, READS);
+      const word = setLengthLeft(new Uint8Array([0x04, 0xd9]), 32); // 7 + 1234
+      assert.equal(out.returned, bytesToHex(word) + bytesToHex(keccak_256(word)).slice(2));
+      assert.equal(out.error, undefined);
+      // Cold SLOAD 2100, cold BALANCE 2600, warm SLOAD 100, plus the plain opcodes and memory.
+      assert.equal(out.gas, 4880n);
+    });
+
+    test('out of gas in the middle, an invalid opcode, a revert with data', async () => {
+      const sm = await state(cached);
+      const oog = await both(sm, READS, 3000n);
+      assert.equal(oog.error, 'out of gas');
+      assert.equal(oog.gas, 3000n);
+      const invalid = await both(sm, INVALID);
+      assert.equal(invalid.error, 'invalid opcode');
+      const reverted = await both(sm, REVERTS);
+      assert.equal(reverted.error, 'revert');
+      assert.equal(BigInt(reverted.returned), 42n);
+    });
+  });
+}
+
+test('cached state reads answer with the value, uncached ones with a promise', async () => {
+  const key = setLengthLeft(new Uint8Array([0]), 32);
+  const warm = await state(true);
+  assert.deepEqual(warm.getStorageMaybe(CONTRACT, key), new Uint8Array([7]));
+  assert.equal((warm.getAccountMaybe(new Address(hexToBytes(`0x${OTHER}`))) as Account).balance, 1234n);
+  const cold = await state(false);
+  const pending = cold.getStorageMaybe(CONTRACT, key);
+  assert.ok(pending instanceof Promise);
+  assert.deepEqual(await pending, new Uint8Array([7]));
+});
+
+test('calldata gas and floor tokens: the per-byte sums', () => {
+  const data = new Uint8Array(1000);
+  for (let i = 0; i < data.length; i++) data[i] = i % 3 === 0 ? 0 : i & 0xff || 1;
+  const zeros = data.filter((b) => b === 0).length;
+  const tx = createTx({ type: 2, chainId: 984n, to: CONTRACT.toString(), data, gasLimit: 1_000_000n, maxFeePerGas: 1n }, { common });
+  assert.equal(tx.getDataGas(), BigInt(zeros) * 4n + BigInt(data.length - zeros) * 16n);
+  assert.equal(tx.getIntrinsicGas(), 21_000n + BigInt(zeros) * 4n + BigInt(data.length - zeros) * 16n);
+  assert.equal(countCalldataFloorTokens(tx), BigInt(zeros + (data.length - zeros) * 4));
+});
