@@ -19,13 +19,14 @@ const CONTRACT = new Address(hexToBytes('0x00000000000000000000000000000000000c0
 const OTHER = '00000000000000000000000000000000000000b1';
 const CALLER = new Address(hexToBytes('0x00000000000000000000000000000000000ca11e'));
 
-/** slot 0 + balance(OTHER) → word 0, keccak(word 0) → word 1, SLOAD of slot 0 again, return both words. */
+/** slot 0 + balance(OTHER) → word 0, keccak(word 0) → word 1, slot 0 and OTHER read again (warm), return both words. */
 const READS =
   '600054' + // PUSH1 0 SLOAD (cold)
   '73' + OTHER + '31' + // PUSH20 OTHER BALANCE (cold)
   '01' + '600052' + // ADD, PUSH1 0 MSTORE
   '60206000' + '20' + '602052' + // KECCAK256(0, 32), PUSH1 0x20 MSTORE
   '600054' + '50' + // PUSH1 0 SLOAD (warm) POP
+  '73' + OTHER + '31' + '50' + // PUSH20 OTHER BALANCE (warm) POP
   '60406000f3'; // RETURN(0, 64)
 const INVALID = '6001fe';
 const REVERTS = '602a600052' + '60206000fd';
@@ -79,8 +80,8 @@ for (const cached of [true, false]) {
       const word = setLengthLeft(new Uint8Array([0x04, 0xd9]), 32); // 7 + 1234
       assert.equal(out.returned, bytesToHex(word) + bytesToHex(keccak_256(word)).slice(2));
       assert.equal(out.error, undefined);
-      // Cold SLOAD 2100, cold BALANCE 2600, warm SLOAD 100, plus the plain opcodes and memory.
-      assert.equal(out.gas, 4880n);
+      // Cold SLOAD 2100, cold BALANCE 2600, warm SLOAD and BALANCE 100 each, plus the plain opcodes and memory.
+      assert.equal(out.gas, 4985n);
     });
 
     test('out of gas in the middle, an invalid opcode, a revert with data', async () => {

@@ -199,4 +199,100 @@ export const EVM_PATCHES: Patch[] = [
       },
     ],
   },
+  {
+    id: 'evm-journal-warm-once',
+    file: `${ESM}/journal.js`,
+    why:
+      'Warming an address or a slot (EIP-2929, every SLOAD, BALANCE, CALL...) asked isWarmed* and then ' +
+      'called addWarmed*, each turning the address and the slot into hex keys again: up to five ' +
+      'conversions and look-ups where two do. warmAddress/warmStorage do the check and the add in one ' +
+      'pass with the same bookkeeping (journal diff, access list) and say whether it was cold.',
+    edits: [
+      {
+        find: `    /**
+     * Returns true if the address is warm in the current context.
+     */`,
+        replace: `    /**
+     * Warm an address; true when it was cold (isWarmedAddress, then addWarmedAddress if cold).
+     */
+    warmAddress(addressArr) {
+        const address = bytesToUnprefixedHex(addressArr);
+        if (this.journal.has(address) || this.alwaysWarmJournal.has(address)) {
+            return false;
+        }
+        this.journal.set(address, new Set());
+        this.journalDiff[this.journalDiff.length - 1][1][0].add(address);
+        if (this.accessList !== undefined && !this.accessList.has(address)) {
+            this.accessList.set(address, new Set());
+        }
+        return true;
+    }
+    /**
+     * Warm a storage slot; true when it was cold (isWarmedStorage, then addWarmedStorage if cold).
+     */
+    warmStorage(address, slot) {
+        const addressHex = bytesToUnprefixedHex(address);
+        const slotStr = bytesToUnprefixedHex(slot);
+        let slots = this.journal.get(addressHex);
+        if (slots !== undefined && slots.has(slotStr)) {
+            return false;
+        }
+        const alwaysWarm = this.alwaysWarmJournal.get(addressHex);
+        if (alwaysWarm !== undefined && alwaysWarm.has(slotStr)) {
+            return false;
+        }
+        if (slots === undefined) {
+            this.addWarmedAddress(address);
+            slots = this.journal.get(addressHex);
+        }
+        slots.add(slotStr);
+        const addressSlotMap = this.journalDiff[this.journalDiff.length - 1][1][1];
+        let slotsSet = addressSlotMap.get(addressHex);
+        if (slotsSet === undefined) {
+            slotsSet = new Set();
+            addressSlotMap.set(addressHex, slotsSet);
+        }
+        slotsSet.add(slotStr);
+        if (this.accessList !== undefined) {
+            this.accessList.get(addressHex).add(slotStr);
+        }
+        return true;
+    }
+    /**
+     * Returns true if the address is warm in the current context.
+     */`,
+      },
+    ],
+  },
+  {
+    id: 'evm-eip2929-warm-once',
+    file: `${ESM}/opcodes/EIP2929.js`,
+    why:
+      'EIP-2929 access costs use the journal\'s one-pass warmAddress/warmStorage (evm-journal-warm-once) ' +
+      'instead of a warm check followed by a separate add.',
+    edits: [
+      {
+        find: `    const isCold = !runState.interpreter.journal.isWarmedAddress(address);`,
+        replace: `    return accessCostOf(!runState.interpreter.journal.isWarmedAddress(address), common, chargeGas, isSelfdestruct);
+}
+/** The cost of an access that was cold or warm (getAddressAccessCost without the look-up). */
+function accessCostOf(isCold, common, chargeGas, isSelfdestruct) {`,
+      },
+      {
+        find: `    const cost = getAddressAccessCost(runState, address, common, chargeGas, isSelfdestruct);
+    warmAddress(runState, address);
+    return cost;`,
+        replace: `    return accessCostOf(runState.interpreter.journal.warmAddress(address), common, chargeGas, isSelfdestruct);`,
+      },
+      {
+        find: `    const slotIsCold = !runState.interpreter.journal.isWarmedStorage(address, key);
+    // Cold (SLOAD and SSTORE)
+    if (slotIsCold) {
+        runState.interpreter.journal.addWarmedStorage(address, key);`,
+        replace: `    const slotIsCold = runState.interpreter.journal.warmStorage(address, key);
+    // Cold (SLOAD and SSTORE)
+    if (slotIsCold) {`,
+      },
+    ],
+  },
 ];

@@ -127,8 +127,9 @@ export class ForkStateManager extends MerkleStateManager {
    */
   getAccountMaybe(address: Address): Maybe<Account | undefined> {
     const fork = this.link.fork;
-    // While a sender is set its first read is special: getAccount handles it.
-    if (this.sender !== undefined) return this.getAccount(address);
+    // The first read of a code-holding sender is special: getAccount handles it.
+    const s = this.sender;
+    if (s !== undefined && !s.checked && address.equals(s.address)) return this.getAccount(address);
     return fork === undefined ? this.committedAccount(address) : this.forkAccount(fork, address);
   }
 
