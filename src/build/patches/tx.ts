@@ -3,6 +3,19 @@ import type { Patch } from '../patchDeps.js';
 
 const ESM = '@ethereumjs/tx/dist/esm';
 
+/** Code counting the zero bytes of `tx.data` into `zeros` (a number), at `indent`. */
+const countZeros = (indent: string): string =>
+  [
+    'const data = tx.data;',
+    'let zeros = 0;',
+    'for (let i = 0; i < data.length; i++) {',
+    '    if (data[i] === 0)',
+    '        zeros++;',
+    '}',
+  ]
+    .map((line) => indent + line)
+    .join('\n');
+
 export const TX_PATCHES: Patch[] = [
   {
     id: 'tx-data-gas-count',
@@ -17,12 +30,7 @@ export const TX_PATCHES: Patch[] = [
     for (let i = 0; i < tx.data.length; i++) {
         tx.data[i] === 0 ? (cost += txDataZero) : (cost += txDataNonZero);
     }`,
-        replace: `    const data = tx.data;
-    let zeros = 0;
-    for (let i = 0; i < data.length; i++) {
-        if (data[i] === 0)
-            zeros++;
-    }
+        replace: `${countZeros('    ')}
     let cost = BigInt(zeros) * txDataZero + BigInt(data.length - zeros) * txDataNonZero;`,
       },
     ],
@@ -38,12 +46,7 @@ export const TX_PATCHES: Patch[] = [
         find: `        for (let i = 0; i < tx.data.length; i++) {
             tokens += tx.data[i] === 0 ? 1n : 4n;
         }`,
-        replace: `        const data = tx.data;
-        let zeros = 0;
-        for (let i = 0; i < data.length; i++) {
-            if (data[i] === 0)
-                zeros++;
-        }
+        replace: `${countZeros('        ')}
         tokens = BigInt(zeros + (data.length - zeros) * 4);`,
       },
     ],
