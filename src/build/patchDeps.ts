@@ -2,8 +2,9 @@
  * Speed patches to dependencies, applied to node_modules by `npm run build` (after tsc, before
  * the bundle is made), so the tests, the benchmarks and the shipped bundle all run the same code.
  *
- * Each patch replaces one exact piece of a dependency's published JavaScript with code that does
- * the same thing faster, and leaves a marker so that running this again changes nothing. If a
+ * Each patch (src/build/patches/, one file per package) replaces exact pieces of a dependency's
+ * published JavaScript with code that does the same thing faster, all of its edits or none, and
+ * leaves a marker so that running this again changes nothing. If a
  * dependency update changes the text a patch expects, the build fails and names the patch: it
  * must then be checked against the new version (and dropped if upstream fixed the slowness),
  * never silently skipped. Behaviour never depends on a patch: without one the node is slower.
