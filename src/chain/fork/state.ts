@@ -57,6 +57,8 @@ const UNTOUCHED = Symbol('untouched');
  */
 type Maybe<T> = T | Promise<T>;
 type Local = Account | undefined | typeof UNTOUCHED;
+/** A transaction's sender while it runs (see withCodeSender). */
+type Sender = { address: Address; checked?: boolean; copy?: Account; codeHash?: Uint8Array };
 /** Entries each committed-read memo holds before it starts over. */
 const MEMO_LIMIT = 200_000;
 
@@ -108,10 +110,9 @@ export class ForkStateManager extends MerkleStateManager {
   // ---------------------------------------------------------------- accounts
 
   override async getAccount(address: Address): Promise<Account | undefined> {
-    const fork = this.link.fork;
-    const account = await (fork === undefined ? this.committedAccount(address) : this.forkAccount(fork, address));
-    const s = this.sender;
-    if (s === undefined || s.checked || !address.equals(s.address)) return account;
+    const account = await this.readAccount(address);
+    const s = this.sendersFirstRead(address);
+    if (s === undefined) return account;
     // The sender's first read is the VM's check; later reads see the account as it is.
     s.checked = true;
     if (account === undefined || equalsBytes(account.codeHash, KECCAK256_NULL)) return account;
@@ -126,10 +127,11 @@ export class ForkStateManager extends MerkleStateManager {
    * costs no microtask.
    */
   getAccountMaybe(address: Address): Maybe<Account | undefined> {
+    return this.sendersFirstRead(address) !== undefined ? this.getAccount(address) : this.readAccount(address);
+  }
+
+  private readAccount(address: Address): Maybe<Account | undefined> {
     const fork = this.link.fork;
-    // The first read of a code-holding sender is special: getAccount handles it.
-    const s = this.sender;
-    if (s !== undefined && !s.checked && address.equals(s.address)) return this.getAccount(address);
     return fork === undefined ? this.committedAccount(address) : this.forkAccount(fork, address);
   }
 
@@ -154,7 +156,13 @@ export class ForkStateManager extends MerkleStateManager {
   // one read answers without code, and the same account object gets its code back when the VM
   // writes it (nonce and balance updates).
 
-  private sender: { address: Address; checked?: boolean; copy?: Account; codeHash?: Uint8Array } | undefined;
+  private sender: Sender | undefined;
+
+  /** The pending sender when `address` is it and the VM has not read it yet (see getAccount). */
+  private sendersFirstRead(address: Address): Sender | undefined {
+    const s = this.sender;
+    return s !== undefined && !s.checked && address.equals(s.address) ? s : undefined;
+  }
 
   /** Run `fn` (one transaction) with `address` accepted as a sender even if it holds code. */
   async withCodeSender<T>(address: Address, fn: () => Promise<T>): Promise<T> {
