@@ -155,6 +155,19 @@ describe('fork state', () => {
     await fork.rpc('anvil_stopImpersonatingAccount', [up.storage]);
   });
 
+  test('code set here on an upstream contract is the code calls run, until reverted', async () => {
+    const original = await up.node.rpc('eth_getCode', [up.storage, 'latest']);
+    const returns7 = '0x600760005260206000f3'; // mstore(0, 7); return(0, 32)
+    const snap = await fork.rpc('evm_snapshot');
+    await fork.rpc('anvil_setCode', [up.storage, returns7]);
+    assert.equal(await fork.rpc('eth_getCode', [up.storage, 'latest']), returns7);
+    // Twice: the second call reads the code after the first call's changes were discarded.
+    for (let i = 0; i < 2; i++) assert.equal(await fork.rpc('eth_call', [{ to: up.storage }, 'latest']), word(7n));
+    assert.equal(await fork.rpc('evm_revert', [snap]), true);
+    assert.equal(await fork.rpc('eth_getCode', [up.storage, 'latest']), original);
+    assert.equal(await fork.rpc('eth_getStorageAt', [up.storage, '0x0', 'latest']), word(42n));
+  });
+
   test('BLOCKHASH of upstream blocks is the upstream’s hash', async () => {
     const n = up.forkBlock - 1n;
     const r = await fork.rpc('eth_call', [{ to: up.probe, data: probe().encodeFunctionData('hashOf', [n]) }, 'latest']);

@@ -340,9 +340,13 @@ export class ForkStateManager extends MerkleStateManager {
       return up?.code ?? EMPTY;
     }
     if (local === undefined || !local.isContract()) return EMPTY;
+    // Code of an upstream account that was written here (its balance, say: every call touches its
+    // callee) is the upstream's, found by hash. It is not put in the code cache: that cache entry
+    // would be taken out again when the call's checkpoint is reverted, on every call.
+    const upstreamCode = fork.state.codeByHash(local.codeHash);
+    if (upstreamCode !== undefined) return upstreamCode;
     const key = this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, local.codeHash) : local.codeHash;
-    // Code of an upstream account that was written here (its balance, say) is the upstream's.
-    const code = (await this._trie.database().get(key)) ?? fork.state.codeByHash(local.codeHash) ?? EMPTY;
+    const code = (await this._trie.database().get(key)) ?? EMPTY;
     this._caches?.code?.put(address, code);
     return code;
   }
