@@ -295,4 +295,64 @@ function accessCostOf(isCold, common, chargeGas, isSelfdestruct) {`,
       },
     ],
   },
+  {
+    id: 'evm-stack-address-once',
+    file: `${ESM}/opcodes/util.js`,
+    why:
+      'BALANCE, EXTCODESIZE, EXTCODEHASH, CALL and the like turn the same stack word into an Address ' +
+      'twice, once in the gas handler (peek) and once in the opcode (pop): a hex string, two byte ' +
+      'arrays and an object each time. The last word and its Address are remembered (Address is ' +
+      'never modified), so the opcode reuses the gas handler\'s.',
+    edits: [
+      {
+        find: `export function createAddressFromStackBigInt(value) {
+    const maskedValue = value & MASK_160;
+    return createAddressFromBigInt(maskedValue);
+}`,
+        replace: `let lastStackWord;
+let lastStackAddress;
+export function createAddressFromStackBigInt(value) {
+    if (value === lastStackWord && lastStackAddress !== undefined)
+        return lastStackAddress;
+    const address = createAddressFromBigInt(value & MASK_160);
+    lastStackWord = value;
+    lastStackAddress = address;
+    return address;
+}`,
+      },
+    ],
+  },
+  {
+    id: 'evm-result-runstate-lazy',
+    file: `${ESM}/evm.js`,
+    why:
+      'Every frame\'s result carried runState, a merged copy of the interpreter\'s run state, its ' +
+      'result and its environment (~40 properties) built by three object spreads (~35 µs a call). ' +
+      'Only tracing reads it, at the end of a frame; it is now built, the same way, on first read.',
+    edits: [
+      {
+        find: `        message.accessWitness?.commit();
+        return {
+            ...result,
+            runState: {
+                ...interpreterRes.runState,
+                ...result,
+                ...interpreter._env,
+            },
+            exceptionError: interpreterRes.exceptionError,`,
+        replace: `        message.accessWitness?.commit();
+        const finalResult = result;
+        let mergedRunState;
+        return {
+            ...result,
+            get runState() {
+                return (mergedRunState ??= { ...interpreterRes.runState, ...finalResult, ...interpreter._env });
+            },
+            set runState(value) {
+                mergedRunState = value;
+            },
+            exceptionError: interpreterRes.exceptionError,`,
+      },
+    ],
+  },
 ];
