@@ -15,6 +15,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EVM_PATCHES } from './patches/evm.js';
+import { STATEMANAGER_PATCHES } from './patches/statemanager.js';
 import { TX_PATCHES } from './patches/tx.js';
 import { UTIL_PATCHES } from './patches/util.js';
 
@@ -36,7 +37,7 @@ export interface Patch {
 }
 
 /** Every patch, in the order applied. */
-export const PATCHES: Patch[] = [...UTIL_PATCHES, ...EVM_PATCHES, ...TX_PATCHES];
+export const PATCHES: Patch[] = [...UTIL_PATCHES, ...STATEMANAGER_PATCHES, ...EVM_PATCHES, ...TX_PATCHES];
 
 export type Outcome = 'applied' | 'already';
 

@@ -9,7 +9,8 @@ import { describe, test } from 'node:test';
 import { createEVM, type EVM } from '@ethereumjs/evm';
 import { CacheType, Caches } from '@ethereumjs/statemanager';
 import { countCalldataFloorTokens, createTx } from '@ethereumjs/tx';
-import { Account, Address, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import * as util from '@ethereumjs/util';
+import { Account, Address, bytesToHex, bytesToUnprefixedHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { makeCommon } from '../../src/chain/common.js';
 import { ForkLink, ForkStateManager } from '../../src/chain/fork/state.js';
@@ -117,4 +118,17 @@ test('calldata gas and floor tokens: the per-byte sums', () => {
   assert.equal(tx.getDataGas(), BigInt(zeros) * 4n + BigInt(data.length - zeros) * 16n);
   assert.equal(tx.getIntrinsicGas(), 21_000n + BigInt(zeros) * 4n + BigInt(data.length - zeros) * 16n);
   assert.equal(countCalldataFloorTokens(tx), BigInt(zeros + (data.length - zeros) * 4));
+});
+
+/** Added to @ethereumjs/util by the util-address-hex-memo patch (not in its type declarations). */
+const { addressBytesToHex } = util as unknown as { addressBytesToHex: (bytes: Uint8Array) => string };
+
+test('address keys: the remembered hex is each address’s own, per byte array', () => {
+  const a = hexToBytes('0x00000000000000000000000000000000000000aa');
+  const b = hexToBytes('0x00000000000000000000000000000000000000bb');
+  assert.equal(addressBytesToHex(a), bytesToUnprefixedHex(a));
+  assert.equal(addressBytesToHex(b), bytesToUnprefixedHex(b));
+  assert.equal(addressBytesToHex(a), '00000000000000000000000000000000000000aa');
+  // An equal address in another array has the same key; caches keyed by it see one account.
+  assert.equal(addressBytesToHex(new Address(a.slice()).bytes), addressBytesToHex(a));
 });

@@ -206,8 +206,13 @@ export const EVM_PATCHES: Patch[] = [
       'Warming an address or a slot (EIP-2929, every SLOAD, BALANCE, CALL...) asked isWarmed* and then ' +
       'called addWarmed*, each turning the address and the slot into hex keys again: up to five ' +
       'conversions and look-ups where two do. warmAddress/warmStorage do the check and the add in one ' +
-      'pass with the same bookkeeping (journal diff, access list) and say whether it was cold.',
+      'pass with the same bookkeeping (journal diff, access list) and say whether it was cold. ' +
+      'Their address keys come from the memo of util-address-hex-memo.',
     edits: [
+      {
+        find: `bytesToHex, bytesToUnprefixedHex, hexToBytes,`,
+        replace: `bytesToHex, bytesToUnprefixedHex, addressBytesToHex, hexToBytes,`,
+      },
       {
         find: `    /**
      * Returns true if the address is warm in the current context.
@@ -216,7 +221,7 @@ export const EVM_PATCHES: Patch[] = [
      * Warm an address; true when it was cold (isWarmedAddress, then addWarmedAddress if cold).
      */
     warmAddress(addressArr) {
-        const address = bytesToUnprefixedHex(addressArr);
+        const address = addressBytesToHex(addressArr);
         if (this.journal.has(address) || this.alwaysWarmJournal.has(address)) {
             return false;
         }
@@ -231,7 +236,7 @@ export const EVM_PATCHES: Patch[] = [
      * Warm a storage slot; true when it was cold (isWarmedStorage, then addWarmedStorage if cold).
      */
     warmStorage(address, slot) {
-        const addressHex = bytesToUnprefixedHex(address);
+        const addressHex = addressBytesToHex(address);
         const slotStr = bytesToUnprefixedHex(slot);
         let slots = this.journal.get(addressHex);
         if (slots !== undefined && slots.has(slotStr)) {

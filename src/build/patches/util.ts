@@ -54,4 +54,32 @@ export const bytesToUnprefixedHex = nativeHexSlice === undefined
       },
     ],
   },
+  {
+    id: 'util-address-hex-memo',
+    file: BYTES,
+    why:
+      'An address is turned into the same hex key over and over: every SLOAD of a contract looks its ' +
+      'address up in the storage cache, the account cache and the warm-slot journal. addressBytesToHex ' +
+      'remembers the key of each address byte array (Address objects never modify their bytes), so ' +
+      'the callee of a 100-read call is converted once instead of ~300 times; a weak map, so the keys ' +
+      'go when the addresses do. Only address call sites use it (see the statemanager and evm patches).',
+    edits: [
+      {
+        find: `/**
+ * Convert a \`0x\`-prefixed hex string to bytes.`,
+        replace: `const addressHexMemo = new WeakMap();
+/** bytesToUnprefixedHex for an address's bytes, which are never modified: remembered per byte array. */
+export const addressBytesToHex = (bytes) => {
+    let hex = addressHexMemo.get(bytes);
+    if (hex === undefined) {
+        hex = bytesToUnprefixedHex(bytes);
+        addressHexMemo.set(bytes, hex);
+    }
+    return hex;
+};
+/**
+ * Convert a \`0x\`-prefixed hex string to bytes.`,
+      },
+    ],
+  },
 ];
