@@ -123,7 +123,7 @@ test('calldata gas and floor tokens: the per-byte sums', () => {
 /** Added to @ethereumjs/util by the util-address-hex-memo patch (not in its type declarations). */
 const { addressBytesToHex } = util as unknown as { addressBytesToHex: (bytes: Uint8Array) => string };
 
-test('address keys: the remembered hex is each address’s own, per byte array', () => {
+test('address keys: the remembered hex is each address’s own', () => {
   const a = hexToBytes('0x00000000000000000000000000000000000000aa');
   const b = hexToBytes('0x00000000000000000000000000000000000000bb');
   assert.equal(addressBytesToHex(a), bytesToUnprefixedHex(a));

@@ -59,23 +59,24 @@ export const bytesToUnprefixedHex = nativeHexSlice === undefined
     file: BYTES,
     why:
       'An address is turned into the same hex key over and over: every SLOAD of a contract looks its ' +
-      'address up in the storage cache, the account cache and the warm-slot journal. addressBytesToHex ' +
-      'remembers the key of each address byte array (Address objects never modify their bytes), so ' +
-      'the callee of a 100-read call is converted once instead of ~300 times; a weak map, so the keys ' +
-      'go when the addresses do. Only address call sites use it (see the statemanager and evm patches).',
+      'address up in the storage cache, the account cache and the warm-slot journal, each converting ' +
+      'the same byte array (the frame\'s address). addressBytesToHex remembers the last array it ' +
+      'converted and its key (Address objects never modify their bytes), so a loop of reads converts ' +
+      'the callee once. One entry, compared by identity: a weak map cost more in look-ups and GC ' +
+      'than it saved. Only address call sites use it (see the statemanager and evm patches).',
     edits: [
       {
         find: `/**
  * Convert a \`0x\`-prefixed hex string to bytes.`,
-        replace: `const addressHexMemo = new WeakMap();
-/** bytesToUnprefixedHex for an address's bytes, which are never modified: remembered per byte array. */
+        replace: `let lastAddressBytes;
+let lastAddressHex = '';
+/** bytesToUnprefixedHex for an address's bytes, which are never modified: the last one is remembered. */
 export const addressBytesToHex = (bytes) => {
-    let hex = addressHexMemo.get(bytes);
-    if (hex === undefined) {
-        hex = bytesToUnprefixedHex(bytes);
-        addressHexMemo.set(bytes, hex);
+    if (bytes !== lastAddressBytes) {
+        lastAddressHex = bytesToUnprefixedHex(bytes);
+        lastAddressBytes = bytes;
     }
-    return hex;
+    return lastAddressHex;
 };
 /**
  * Convert a \`0x\`-prefixed hex string to bytes.`,
