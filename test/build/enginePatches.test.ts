@@ -120,10 +120,10 @@ test('calldata gas and floor tokens: the per-byte sums', () => {
   assert.equal(countCalldataFloorTokens(tx), BigInt(zeros + (data.length - zeros) * 4));
 });
 
-/** Added to @ethereumjs/util by the util-address-hex-memo patch (not in its type declarations). */
-const { addressBytesToHex } = util as unknown as { addressBytesToHex: (bytes: Uint8Array) => string };
+/** Added to @ethereumjs/util by the util-key-hex-memo patch (not in its type declarations). */
+const { addressBytesToHex, slotBytesToHex } = util as unknown as Record<'addressBytesToHex' | 'slotBytesToHex', (bytes: Uint8Array) => string>;
 
-test('address keys: the remembered hex is each address’s own', () => {
+test('address and slot keys: the remembered hex is each array’s own', () => {
   const a = hexToBytes('0x00000000000000000000000000000000000000aa');
   const b = hexToBytes('0x00000000000000000000000000000000000000bb');
   assert.equal(addressBytesToHex(a), bytesToUnprefixedHex(a));
@@ -131,4 +131,7 @@ test('address keys: the remembered hex is each address’s own', () => {
   assert.equal(addressBytesToHex(a), '00000000000000000000000000000000000000aa');
   // An equal address in another array has the same key; caches keyed by it see one account.
   assert.equal(addressBytesToHex(new Address(a.slice()).bytes), addressBytesToHex(a));
+  const s1 = setLengthLeft(new Uint8Array([1]), 32);
+  const s2 = setLengthLeft(new Uint8Array([2]), 32);
+  for (const s of [s1, s1, s2, s1]) assert.equal(slotBytesToHex(s), bytesToUnprefixedHex(s));
 });

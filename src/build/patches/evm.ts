@@ -158,8 +158,13 @@ export const EVM_PATCHES: Patch[] = [
     file: `${ESM}/opcodes/functions.js`,
     why:
       'SLOAD and BALANCE awaited their read even when it came back as a value (evm-state-reads-maybe): ' +
-      'they push it at once, and wait only for a promise.',
+      'they push it at once, and wait only for a promise. SLOAD takes its key bytes from ' +
+      'slotBytesFromStackBigInt (evm-stack-words-once): the array its gas handler made for the same word.',
     edits: [
+      {
+        find: `import { createAddressFromStackBigInt, describeLocation,`,
+        replace: `import { createAddressFromStackBigInt, slotBytesFromStackBigInt, describeLocation,`,
+      },
       {
         find: `        async function (runState) {
             const addressBigInt = runState.stack.pop();
@@ -188,7 +193,7 @@ export const EVM_PATCHES: Patch[] = [
         },`,
         replace: `        function (runState) {
             const key = runState.stack.pop();
-            const keyBuf = setLengthLeft(bigIntToBytes(key), 32);
+            const keyBuf = slotBytesFromStackBigInt(key);
             const value = runState.interpreter.storageLoad(keyBuf);
             if (value instanceof Promise)
                 return value.then((v) => {
@@ -207,11 +212,11 @@ export const EVM_PATCHES: Patch[] = [
       'called addWarmed*, each turning the address and the slot into hex keys again: up to five ' +
       'conversions and look-ups where two do. warmAddress/warmStorage do the check and the add in one ' +
       'pass with the same bookkeeping (journal diff, access list) and say whether it was cold. ' +
-      'Their address keys come from the memo of util-address-hex-memo.',
+      'Their address and slot keys come from the memos of util-key-hex-memo.',
     edits: [
       {
         find: `bytesToHex, bytesToUnprefixedHex, hexToBytes,`,
-        replace: `bytesToHex, bytesToUnprefixedHex, addressBytesToHex, hexToBytes,`,
+        replace: `bytesToHex, bytesToUnprefixedHex, addressBytesToHex, slotBytesToHex, hexToBytes,`,
       },
       {
         find: `    /**
@@ -237,7 +242,7 @@ export const EVM_PATCHES: Patch[] = [
      */
     warmStorage(address, slot) {
         const addressHex = addressBytesToHex(address);
-        const slotStr = bytesToUnprefixedHex(slot);
+        const slotStr = slotBytesToHex(slot);
         let slots = this.journal.get(addressHex);
         if (slots !== undefined && slots.has(slotStr)) {
             return false;
@@ -301,13 +306,15 @@ function accessCostOf(isCold, common, chargeGas, isSelfdestruct) {`,
     ],
   },
   {
-    id: 'evm-stack-address-once',
+    id: 'evm-stack-words-once',
     file: `${ESM}/opcodes/util.js`,
     why:
       'BALANCE, EXTCODESIZE, EXTCODEHASH, CALL and the like turn the same stack word into an Address ' +
       'twice, once in the gas handler (peek) and once in the opcode (pop): a hex string, two byte ' +
-      'arrays and an object each time. The last word and its Address are remembered (Address is ' +
-      'never modified), so the opcode reuses the gas handler\'s.',
+      'arrays and an object each time; SLOAD does the same with its 32-byte key. The last word and ' +
+      'its Address (never modified), and the last slot word and its bytes (only read), are ' +
+      'remembered, so the opcode reuses what its gas handler made, and the slot\'s hex key ' +
+      '(util-key-hex-memo) is computed once for the journal, the cache and the fork state.',
     edits: [
       {
         find: `export function createAddressFromStackBigInt(value) {
@@ -323,7 +330,43 @@ export function createAddressFromStackBigInt(value) {
     lastStackWord = value;
     lastStackAddress = address;
     return address;
+}
+let lastSlotWord;
+let lastSlotBytes;
+/** A storage key from the stack as 32 bytes; the same array for the same word twice in a row. */
+export function slotBytesFromStackBigInt(value) {
+    if (value === lastSlotWord && lastSlotBytes !== undefined)
+        return lastSlotBytes;
+    const bytes = setLengthLeft(bigIntToBytes(value), 32);
+    lastSlotWord = value;
+    lastSlotBytes = bytes;
+    return bytes;
 }`,
+      },
+      {
+        find: `bytesToHex, createAddressFromBigInt, equalsBytes, setLengthLeft, setLengthRight, } from '@ethereumjs/util';`,
+        replace: `bigIntToBytes, bytesToHex, createAddressFromBigInt, equalsBytes, setLengthLeft, setLengthRight, } from '@ethereumjs/util';`,
+      },
+    ],
+  },
+  {
+    id: 'evm-sload-gas-key-once',
+    file: `${ESM}/opcodes/gas.js`,
+    why:
+      'The SLOAD gas handler takes its key bytes from slotBytesFromStackBigInt (evm-stack-words-once), ' +
+      'so the opcode after it gets the same array instead of converting the word again.',
+    edits: [
+      {
+        find: `            const key = runState.stack.peek()[0];
+            const keyBuf = setLengthLeft(bigIntToBytes(key), 32);
+            let charge2929Gas = true;`,
+        replace: `            const key = runState.stack.peek()[0];
+            const keyBuf = slotBytesFromStackBigInt(key);
+            let charge2929Gas = true;`,
+      },
+      {
+        find: `import { createAddressFromStackBigInt, divCeil,`,
+        replace: `import { createAddressFromStackBigInt, slotBytesFromStackBigInt, divCeil,`,
       },
     ],
   },

@@ -9,7 +9,7 @@ export const STATEMANAGER_PATCHES: Patch[] = [
     file: `${CACHE}/account.js`,
     why:
       'The account cache look-up converted the address to hex on every read (every BALANCE, and every ' +
-      'SLOAD through the fork state); the key now comes from the memo of util-address-hex-memo.',
+      'SLOAD through the fork state); the key now comes from the memo of util-key-hex-memo.',
     edits: [
       {
         find: `import { bytesToUnprefixedHex } from '@ethereumjs/util';`,
@@ -25,21 +25,23 @@ export const STATEMANAGER_PATCHES: Patch[] = [
     ],
   },
   {
-    id: 'statemanager-storage-address-hex-memo',
+    id: 'statemanager-storage-key-hex-memo',
     file: `${CACHE}/storage.js`,
     why:
-      'The storage cache look-up converted the address to hex on every SLOAD; the key now comes from ' +
-      'the memo of util-address-hex-memo (the slot is still converted each time).',
+      'The storage cache look-up converted the address and the slot to hex on every SLOAD; the keys ' +
+      'now come from the memos of util-key-hex-memo.',
     edits: [
       {
         find: `import { EthereumJSErrorWithoutCode, bytesToUnprefixedHex, hexToBytes } from '@ethereumjs/util';`,
-        replace: `import { EthereumJSErrorWithoutCode, addressBytesToHex, bytesToUnprefixedHex, hexToBytes } from '@ethereumjs/util';`,
+        replace: `import { EthereumJSErrorWithoutCode, addressBytesToHex, bytesToUnprefixedHex, hexToBytes, slotBytesToHex } from '@ethereumjs/util';`,
       },
       {
         find: `    get(address, key) {
-        const addressHex = bytesToUnprefixedHex(address.bytes);`,
+        const addressHex = bytesToUnprefixedHex(address.bytes);
+        const keyHex = bytesToUnprefixedHex(key);`,
         replace: `    get(address, key) {
-        const addressHex = addressBytesToHex(address.bytes);`,
+        const addressHex = addressBytesToHex(address.bytes);
+        const keyHex = slotBytesToHex(key);`,
       },
     ],
   },

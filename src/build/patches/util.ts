@@ -55,15 +55,17 @@ export const bytesToUnprefixedHex = nativeHexSlice === undefined
     ],
   },
   {
-    id: 'util-address-hex-memo',
+    id: 'util-key-hex-memo',
     file: BYTES,
     why:
-      'An address is turned into the same hex key over and over: every SLOAD of a contract looks its ' +
-      'address up in the storage cache, the account cache and the warm-slot journal, each converting ' +
-      'the same byte array (the frame\'s address). addressBytesToHex remembers the last array it ' +
-      'converted and its key (Address objects never modify their bytes), so a loop of reads converts ' +
-      'the callee once. One entry, compared by identity: a weak map cost more in look-ups and GC ' +
-      'than it saved. Only address call sites use it (see the statemanager and evm patches).',
+      'Addresses and storage keys are turned into the same hex keys over and over: every SLOAD looks ' +
+      'its address and slot up in the storage cache, the account cache and the warm-slot journal, ' +
+      'each converting the same byte arrays (the frame\'s address; the key its gas handler made, see ' +
+      'evm-stack-words-once). addressBytesToHex and slotBytesToHex each remember the last array they ' +
+      'converted and its key (these arrays are never modified), so a loop of reads converts the ' +
+      'callee once and each slot once. One entry each, compared by identity: a weak map cost more in ' +
+      'look-ups and GC than it saved. Only address and slot call sites use them (see the statemanager ' +
+      'and evm patches).',
     edits: [
       {
         find: `/**
@@ -77,6 +79,16 @@ export const addressBytesToHex = (bytes) => {
         lastAddressBytes = bytes;
     }
     return lastAddressHex;
+};
+let lastSlotBytes;
+let lastSlotHex = '';
+/** bytesToUnprefixedHex for a storage key's bytes, which are never modified: the last one is remembered. */
+export const slotBytesToHex = (bytes) => {
+    if (bytes !== lastSlotBytes) {
+        lastSlotHex = bytesToUnprefixedHex(bytes);
+        lastSlotBytes = bytes;
+    }
+    return lastSlotHex;
 };
 /**
  * Convert a \`0x\`-prefixed hex string to bytes.`,

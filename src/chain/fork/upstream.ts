@@ -64,6 +64,8 @@ export class UpstreamState {
   /** The last address asked about and its key (see keyOf). */
   private lastAddress: Address | undefined;
   private lastKey = '';
+  private lastSlot: Uint8Array | undefined;
+  private lastSlotKey = '';
   /** Items fetched from the network (not from the disk cache). */
   fetched = 0;
   private blockReadsKnown = false;
@@ -129,7 +131,19 @@ export class UpstreamState {
 
   /** The slot's value if already known (shortest form), else undefined. */
   slotNow(address: Address, key: Uint8Array): Uint8Array | undefined {
-    return this.slots.get(this.keyOf(address))?.get(bytesToUnprefixedHex(key));
+    return this.slots.get(this.keyOf(address))?.get(this.slotKeyOf(key));
+  }
+
+  /**
+   * A slot's map key. The EVM hands the same key array to the journal, the caches and here for one
+   * SLOAD, so the last one's key is kept (like keyOf; the EVM never modifies a key array).
+   */
+  private slotKeyOf(key: Uint8Array): string {
+    if (key !== this.lastSlot) {
+      this.lastSlot = key;
+      this.lastSlotKey = bytesToUnprefixedHex(key);
+    }
+    return this.lastSlotKey;
   }
 
   /** A storage slot at the fork block, in its shortest form (empty for zero). */
