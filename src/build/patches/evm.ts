@@ -376,7 +376,8 @@ export function slotBytesFromStackBigInt(value) {
     why:
       'Every frame\'s result carried runState, a merged copy of the interpreter\'s run state, its ' +
       'result and its environment (~40 properties) built by three object spreads (~35 µs a call). ' +
-      'Only tracing reads it, at the end of a frame; it is now built, the same way, on first read.',
+      'Only tracing reads it, at the end of a frame; it is now built, the same way, on first read ' +
+      '(result is not reassigned after this point). The setter keeps it assignable like the property was.',
     edits: [
       {
         find: `        message.accessWitness?.commit();
@@ -389,12 +390,11 @@ export function slotBytesFromStackBigInt(value) {
             },
             exceptionError: interpreterRes.exceptionError,`,
         replace: `        message.accessWitness?.commit();
-        const finalResult = result;
         let mergedRunState;
         return {
             ...result,
             get runState() {
-                return (mergedRunState ??= { ...interpreterRes.runState, ...finalResult, ...interpreter._env });
+                return (mergedRunState ??= { ...interpreterRes.runState, ...result, ...interpreter._env });
             },
             set runState(value) {
                 mergedRunState = value;

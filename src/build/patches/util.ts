@@ -70,26 +70,22 @@ export const bytesToUnprefixedHex = nativeHexSlice === undefined
       {
         find: `/**
  * Convert a \`0x\`-prefixed hex string to bytes.`,
-        replace: `let lastAddressBytes;
-let lastAddressHex = '';
-/** bytesToUnprefixedHex for an address's bytes, which are never modified: the last one is remembered. */
-export const addressBytesToHex = (bytes) => {
-    if (bytes !== lastAddressBytes) {
-        lastAddressHex = bytesToUnprefixedHex(bytes);
-        lastAddressBytes = bytes;
-    }
-    return lastAddressHex;
+        replace: `/** bytesToUnprefixedHex that remembers the last array it converted (for arrays never modified). */
+const lastHexMemo = () => {
+    let lastBytes;
+    let lastHex = '';
+    return (bytes) => {
+        if (bytes !== lastBytes) {
+            lastHex = bytesToUnprefixedHex(bytes);
+            lastBytes = bytes;
+        }
+        return lastHex;
+    };
 };
-let lastSlotBytes;
-let lastSlotHex = '';
-/** bytesToUnprefixedHex for a storage key's bytes, which are never modified: the last one is remembered. */
-export const slotBytesToHex = (bytes) => {
-    if (bytes !== lastSlotBytes) {
-        lastSlotHex = bytesToUnprefixedHex(bytes);
-        lastSlotBytes = bytes;
-    }
-    return lastSlotHex;
-};
+/** An address's hex key (Address objects never modify their bytes). */
+export const addressBytesToHex = lastHexMemo();
+/** A storage key's hex key (the EVM only reads key arrays). */
+export const slotBytesToHex = lastHexMemo();
 /**
  * Convert a \`0x\`-prefixed hex string to bytes.`,
       },
