@@ -55,6 +55,40 @@ export const bytesToUnprefixedHex = nativeHexSlice === undefined
     ],
   },
   {
+    id: 'util-bytesToBigInt-words',
+    file: BYTES,
+    why:
+      'bytesToBigInt went through a hex string (encode, then parse) for every word the EVM reads: ' +
+      'CALLDATALOAD and MLOAD (32 bytes), SLOAD (a stored value in its shortest form, often a byte ' +
+      'or two), account fields. A 32-byte word is read as four 64-bit halves shifted together (~200 ' +
+      'against ~330 ns), up to 6 bytes as a number (exact below 2^53); other lengths keep the hex path.',
+    edits: [
+      {
+        find: `    if (littleEndian) {
+        bytes = bytes.slice().reverse();
+    }
+    const hex = bytesToHex(bytes);`,
+        replace: `    if (littleEndian) {
+        bytes = bytes.slice().reverse();
+    }
+    if (bytes.length === 32) {
+        const view = new DataView(bytes.buffer, bytes.byteOffset, 32);
+        return ((view.getBigUint64(0) << 192n) |
+            (view.getBigUint64(8) << 128n) |
+            (view.getBigUint64(16) << 64n) |
+            view.getBigUint64(24));
+    }
+    if (bytes.length <= 6) {
+        let n = 0;
+        for (let i = 0; i < bytes.length; i++)
+            n = n * 256 + bytes[i];
+        return n < BIGINT_CACHE.length ? BIGINT_CACHE[n] : BigInt(n);
+    }
+    const hex = bytesToHex(bytes);`,
+      },
+    ],
+  },
+  {
     id: 'util-key-hex-memo',
     file: BYTES,
     why:
