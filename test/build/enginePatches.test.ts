@@ -118,6 +118,39 @@ test('calldata gas and floor tokens: the per-byte sums', () => {
   assert.equal(tx.getDataGas(), BigInt(zeros) * 4n + BigInt(data.length - zeros) * 16n);
   assert.equal(tx.getIntrinsicGas(), 21_000n + BigInt(zeros) * 4n + BigInt(data.length - zeros) * 16n);
   assert.equal(countCalldataFloorTokens(tx), BigInt(zeros + (data.length - zeros) * 4));
+  // The next transaction's calldata is counted afresh (the count is remembered per data array).
+  const other = createTx({ type: 2, chainId: 984n, to: CONTRACT.toString(), data: new Uint8Array(1000), gasLimit: 1_000_000n, maxFeePerGas: 1n }, { common });
+  assert.equal(other.getDataGas(), 4000n);
+  assert.equal(countCalldataFloorTokens(other), 1000n);
+  assert.equal(tx.getDataGas(), BigInt(zeros) * 4n + BigInt(data.length - zeros) * 16n);
+});
+
+test('bytes to bigint: every length, any offset, the hex reading', () => {
+  const reference = (b: Uint8Array) => (b.length === 0 ? 0n : BigInt(bytesToHex(b)));
+  const backing = new Uint8Array(80);
+  for (let i = 0; i < backing.length; i++) backing[i] = (i * 151 + 7) & 0xff;
+  for (let len = 0; len <= 40; len++) {
+    for (const offset of [0, 3]) {
+      const b = backing.subarray(offset, offset + len);
+      assert.equal(util.bytesToBigInt(b), reference(b), `length ${len} at offset ${offset}`);
+      assert.equal(util.bytesToBigInt(new Uint8Array(len).fill(0xff)), (1n << BigInt(8 * len)) - 1n, `length ${len} all ones`);
+      assert.equal(util.bytesToBigInt(new Uint8Array(len)), 0n);
+    }
+  }
+  assert.equal(util.bytesToBigInt(new Uint8Array([1, 2]), true), 0x0201n);
+});
+
+test('one code array run by EVMs of different hardforks: each uses its own opcodes', async () => {
+  // PUSH1 3 JUMP JUMPDEST PUSH1 0 TLOAD STOP: the JUMP makes the interpreter analyse the code (and keep
+  // the analysis for this array); TLOAD exists from Cancun on.
+  const code = hexToBytes('0x6003565b60005c00');
+  const runOn = async (hardfork: 'prague' | 'shanghai') => {
+    const evm = await createEVM({ common: makeCommon(984n, hardfork), stateManager: await state(true) });
+    return (await evm.runCode({ code, gasLimit: 100_000n })).exceptionError?.error;
+  };
+  assert.equal(await runOn('prague'), undefined);
+  assert.equal(await runOn('shanghai'), 'invalid opcode');
+  assert.equal(await runOn('prague'), undefined);
 });
 
 /** Added to @ethereumjs/util by the util-key-hex-memo patch (not in its type declarations). */
