@@ -27,7 +27,7 @@ import type { BlockRef } from '../chain/types.js';
 import { RawJson, qty } from '../format/hex.js';
 import { logsJson } from '../format/logJson.js';
 import type { FilterQuery } from './logFilter.js';
-import { parseParams, type CallContext, type MethodDef } from './registry.js';
+import { parseParam, parseParams, type CallContext, type MethodDef } from './registry.js';
 
 type Route =
   /**
@@ -97,14 +97,30 @@ export function withForkHistory(node: DevNode, defs: MethodDef[]): MethodDef[] {
   });
 }
 
+/**
+ * The block param that decides the route, parsed alone: the other params (an eth_call's calldata
+ * can be kilobytes) are parsed once, by whoever answers. When it is invalid, the error is the one
+ * the full parse gives (the first invalid param, or too many).
+ */
+function blockParam(def: MethodDef, raw: unknown[], at: number): unknown {
+  try {
+    return parseParam(def.params, raw, at);
+  } catch (err) {
+    parseParams(def.params, raw);
+    throw err;
+  }
+}
+
 async function routed(node: DevNode, fork: Fork, def: MethodDef, route: Route, ctx: CallContext, raw: unknown[]): Promise<unknown> {
   switch (route.kind) {
     case 'block':
     case 'state': {
-      const params = parseParams(def.params, raw);
-      const ref = asRef(params[route.at]);
+      const ref = asRef(blockParam(def, raw, route.at));
       const n = await upstreamBlock(node, fork, ref, route.kind === 'block');
+      // A local block: the handler parses (and validates) the params itself.
       if (n === LOCAL || (n === MISSING && route.kind === 'block' && route.missing === 'local')) return def.call(ctx, raw);
+      // Going upstream: the other params are validated here first, as the handler would.
+      parseParams(def.params, raw);
       if (n === MISSING) {
         if (route.kind === 'block') return null;
         throw new ChainError(`header for hash ${bytesToHex((ref as { hash: Uint8Array }).hash)} not found`);

@@ -63,15 +63,18 @@ export function parseParams(codecs: readonly Codec<unknown>[], raw: unknown[]): 
     throw invalidParams(`too many arguments, want at most ${codecs.length}`);
   }
   const out = new Array(codecs.length);
-  for (let i = 0; i < codecs.length; i++) {
-    const codec = codecs[i];
-    const value = raw[i];
-    if ((value === undefined || value === null) && !codec.optional) {
-      throw invalidParams(`missing value for required argument ${i}`);
-    }
-    out[i] = codec.parse(value, `${i}`);
-  }
+  for (let i = 0; i < codecs.length; i++) out[i] = parseParam(codecs, raw, i);
   return out;
+}
+
+/** Argument `i` of `raw` alone, validated as parseParams does it. */
+export function parseParam(codecs: readonly Codec<unknown>[], raw: unknown[], i: number): unknown {
+  const codec = codecs[i];
+  const value = raw[i];
+  if ((value === undefined || value === null) && !codec.optional) {
+    throw invalidParams(`missing value for required argument ${i}`);
+  }
+  return codec.parse(value, `${i}`);
 }
 
 /** Lookup table over all declared methods, aliases included. */

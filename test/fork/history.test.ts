@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { id as topicOf } from 'ethers';
-import { ADDRS, startTestNode, type TestNode } from '../support/node.js';
+import { ADDRS, startTestNode, type RpcCallError, type TestNode } from '../support/node.js';
 import { HOLDER, RICH, balanceOf, forkOf, send, startUpstream, token, type Upstream } from './helpers.js';
 
 const hex = (n: bigint) => '0x' + n.toString(16);
@@ -69,6 +69,20 @@ describe('fork history', () => {
     const blockHash = (await up.node.rpc('eth_getBlockByNumber', [deployBlock, false])).hash;
     assert.equal(await fork.rpc('eth_getTransactionCount', [ADDRS[0], { blockHash }]), await up.node.rpc('eth_getTransactionCount', [ADDRS[0], { blockHash }]));
     await assert.rejects(fork.rpc('eth_getBalance', [RICH, { blockHash: laterBlock.hash }]), /header for hash .* not found/);
+  });
+
+  test('bad params are named the same way whether the block is local or the upstream’s', async () => {
+    const deployBlock = (await up.node.rpc('eth_getTransactionReceipt', [up.deployTx])).blockNumber;
+    const before = hex(BigInt(deployBlock) - 1n);
+    const invalid = (pattern: RegExp) => (e: RpcCallError) => e.code === -32602 && pattern.test(e.message);
+    for (const at of ['latest', before]) {
+      await assert.rejects(fork.rpc('eth_call', [{ to: up.token, data: '0xzz' }, at]), invalid(/invalid argument 0\.data: invalid hex string/));
+      await assert.rejects(fork.rpc('eth_getBalance', ['0x1234', at]), invalid(/invalid argument 0: expected address/));
+      await assert.rejects(fork.rpc('eth_getBalance', [RICH, at, 'extra']), invalid(/too many arguments/));
+    }
+    // The block param itself; an earlier bad param is still the one named.
+    await assert.rejects(fork.rpc('eth_getBalance', [RICH, 'soon']), invalid(/invalid argument 1/));
+    await assert.rejects(fork.rpc('eth_getBalance', ['0x1234', 'soon']), invalid(/invalid argument 0/));
   });
 
   test('eth_getLogs across the fork point: upstream logs, then local ones', async () => {
