@@ -56,8 +56,8 @@ const QUEUE_SLOTS: Array<[Address, Uint8Array]> = SYSTEM_ACCOUNTS.slice(3).flatM
 );
 
 export class UpstreamState {
-  private readonly accounts = new Map<string, UpstreamAccount | null>();
   /** Accounts, slots (by account, then by slot) and codes (by hash), keyed by unprefixed hex. */
+  private readonly accounts = new Map<string, UpstreamAccount | null>();
   private readonly slots = new Map<string, Map<string, Uint8Array>>();
   private readonly codes = new Map<string, Uint8Array>();
   private readonly inflight = new Map<string, Promise<unknown>>();
