@@ -427,8 +427,8 @@ const jumpAnalyses = new WeakMap();`,
         const known = jumpAnalyses.get(code);
         if (known !== undefined && known.opcodeMap === opcodeMap)
             return known;
-        const analysis = this._analyseJumps(code);
-        jumpAnalyses.set(code, { ...analysis, opcodeMap });
+        const analysis = { ...this._analyseJumps(code), opcodeMap };
+        jumpAnalyses.set(code, analysis);
         return analysis;
     }
     _analyseJumps(code) {
