@@ -152,7 +152,7 @@ export class UpstreamState {
   /** A storage slot at the fork block, in its shortest form (empty for zero). */
   slot(address: Address, key: Uint8Array): Promise<Uint8Array> {
     const a = this.keyOf(address);
-    const k = bytesToUnprefixedHex(key);
+    const k = this.slotKeyOf(key);
     const known = this.slots.get(a)?.get(k);
     if (known !== undefined) return Promise.resolve(known);
     return this.once(`s${a}${k}`, async () => {
