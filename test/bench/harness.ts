@@ -344,6 +344,29 @@ function safeCpu(pid: number): number | undefined {
   }
 }
 
+/**
+ * Wait until the given processes are idle: together under 5% of a core over two 250 ms windows
+ * in a row. A node can still be busy after a scenario, e.g. finishing a request the client gave up
+ * on, and would otherwise take CPU from the next measurement. Returns the ms waited; gives up after
+ * `timeoutMs` (returns -1). Without /proc (not Linux) it returns 0 at once.
+ */
+export async function waitIdle(pids: number[], timeoutMs = 120_000): Promise<number> {
+  const total = () => pids.reduce((sum, pid) => sum + (safeCpu(pid) ?? 0), 0);
+  if (pids.length === 0 || pids.every((pid) => safeCpu(pid) === undefined)) return 0;
+  const t0 = performance.now();
+  const window = 250;
+  let quiet = 0;
+  let before = total();
+  while (quiet < 2) {
+    if (performance.now() - t0 > timeoutMs) return -1;
+    await sleep(window);
+    const now = total();
+    quiet = now - before < window * 0.05 ? quiet + 1 : 0;
+    before = now;
+  }
+  return performance.now() - t0 - 2 * window;
+}
+
 // ---------------------------------------------------------------------------
 // JSON-RPC client (node:http, keep-alive)
 

@@ -19,6 +19,7 @@ import {
   anvilVersion,
   nodeRpcSpec,
   startNode,
+  waitIdle,
   type BenchNode,
   type BenchOptions,
   type NodeSpec,
@@ -167,11 +168,17 @@ async function main(): Promise<number> {
   // Run the scenarios, alternating which node goes first.
   const results: ScenarioResults[] = [];
   let failures = startFailures.size;
+  const pids = live.flatMap((l) => (l.running ? [l.running.pid] : []));
   for (const [i, scenario] of scenarios.entries()) {
     const byNode: ScenarioResults['byNode'] = new Map();
     for (const [label, msg] of startFailures) byNode.set(label, { kind: 'failed', error: msg });
     const order = i % 2 === 0 ? live : [...live].reverse();
     for (const { node } of order) {
+      // Every node started here must be idle first: one still working on an earlier request (one
+      // its client timed out on, say) would take CPU from this measurement, whichever node it is.
+      const waited = await waitIdle(pids);
+      if (waited < 0) log(`  (a node was still busy after 120 s; measuring anyway)`);
+      else if (waited > 1000) log(`  (waited ${(waited / 1000).toFixed(1)} s for the nodes to go idle)`);
       const t0 = performance.now();
       process.stderr.write(`[${i + 1}/${scenarios.length}] ${scenario.name} · ${node.label} … `);
       try {
