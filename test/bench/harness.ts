@@ -347,8 +347,8 @@ function safeCpu(pid: number): number | undefined {
 /**
  * Wait until the given processes are idle: together under 5% of a core over two 250 ms windows
  * in a row. A node can still be busy after a scenario, e.g. finishing a request the client gave up
- * on, and would otherwise take CPU from the next measurement. Returns the ms waited; gives up after
- * `timeoutMs` (returns -1). Without /proc (not Linux) it returns 0 at once.
+ * on, and would otherwise take CPU from the next measurement. Returns the ms waited beyond the two
+ * quiet windows; gives up after `timeoutMs` (returns -1). Without /proc (not Linux) returns 0 at once.
  */
 export async function waitIdle(pids: number[], timeoutMs = 120_000): Promise<number> {
   const total = () => pids.reduce((sum, pid) => sum + (safeCpu(pid) ?? 0), 0);
