@@ -55,17 +55,34 @@ const QUEUE_SLOTS: Array<[Address, Uint8Array]> = SYSTEM_ACCOUNTS.slice(3).flatM
   [0, 1, 2, 3].map((i): [Address, Uint8Array] => [a, setLengthLeft(new Uint8Array([i]), 32)]),
 );
 
+/**
+ * A map key maker: bytes to unprefixed hex, keeping the last array converted and its key. The EVM
+ * hands one array to several look-ups in a row (an Address's bytes for every SLOAD of a contract, a
+ * SLOAD's key to the journal, the caches and here) and never modifies one, so a loop of reads
+ * converts each once. Unprefixed: the native conversion gives a flat string, while a `0x` + hex
+ * rope is flattened again by every first look-up (~0.3 µs; a call reading 100 accounts makes 100
+ * new keys).
+ */
+function lastHexKey(): (bytes: Uint8Array) => string {
+  let last: Uint8Array | undefined;
+  let key = '';
+  return (bytes) => {
+    if (bytes !== last) {
+      last = bytes;
+      key = bytesToUnprefixedHex(bytes);
+    }
+    return key;
+  };
+}
+
 export class UpstreamState {
   /** Accounts, slots (by account, then by slot) and codes (by hash), keyed by unprefixed hex. */
   private readonly accounts = new Map<string, UpstreamAccount | null>();
   private readonly slots = new Map<string, Map<string, Uint8Array>>();
   private readonly codes = new Map<string, Uint8Array>();
   private readonly inflight = new Map<string, Promise<unknown>>();
-  /** The last address asked about and its key (see keyOf). */
-  private lastAddress: Address | undefined;
-  private lastKey = '';
-  private lastSlot: Uint8Array | undefined;
-  private lastSlotKey = '';
+  private readonly addressKey = lastHexKey();
+  private readonly slotKey = lastHexKey();
   /** Items fetched from the network (not from the disk cache). */
   fetched = 0;
   private blockReadsKnown = false;
@@ -93,19 +110,9 @@ export class UpstreamState {
     return this.accounts.get(this.keyOf(address));
   }
 
-  /**
-   * An address's map key. The EVM asks with one Address object for every SLOAD of a contract, so
-   * the last one's key is kept: a loop of reads converts the address to hex once, not per read
-   * (Address objects are never modified, so an object's key never changes). Unprefixed: the native
-   * conversion gives a flat string, while a `0x` + hex rope is flattened again by every first
-   * look-up (~0.3 µs; a call reading 100 accounts makes 100 new keys).
-   */
+  /** An address's map key (see lastHexKey). */
   keyOf(address: Address): string {
-    if (address !== this.lastAddress) {
-      this.lastAddress = address;
-      this.lastKey = bytesToUnprefixedHex(address.bytes);
-    }
-    return this.lastKey;
+    return this.addressKey(address.bytes);
   }
 
   private slotsOf(key: string): Map<string, Uint8Array> {
@@ -134,25 +141,13 @@ export class UpstreamState {
 
   /** The slot's value if already known (shortest form), else undefined. */
   slotNow(address: Address, key: Uint8Array): Uint8Array | undefined {
-    return this.slots.get(this.keyOf(address))?.get(this.slotKeyOf(key));
-  }
-
-  /**
-   * A slot's map key. The EVM hands the same key array to the journal, the caches and here for one
-   * SLOAD, so the last one's key is kept (like keyOf; the EVM never modifies a key array).
-   */
-  private slotKeyOf(key: Uint8Array): string {
-    if (key !== this.lastSlot) {
-      this.lastSlot = key;
-      this.lastSlotKey = bytesToUnprefixedHex(key);
-    }
-    return this.lastSlotKey;
+    return this.slots.get(this.keyOf(address))?.get(this.slotKey(key));
   }
 
   /** A storage slot at the fork block, in its shortest form (empty for zero). */
   slot(address: Address, key: Uint8Array): Promise<Uint8Array> {
     const a = this.keyOf(address);
-    const k = this.slotKeyOf(key);
+    const k = this.slotKey(key);
     const known = this.slots.get(a)?.get(k);
     if (known !== undefined) return Promise.resolve(known);
     return this.once(`s${a}${k}`, async () => {
