@@ -5,13 +5,13 @@
  * grouped by the transaction they belong to.
  */
 import type { EVMInterface, Message } from '@ethereumjs/evm';
-import { toChecksumAddress } from '@ethereumjs/util';
+import { bytesToHex, hexToBytes, toChecksumAddress } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { MinedTx } from './types.js';
 
 /** The address console.sol sends to: the bytes of "console.log". */
 export const CONSOLE_ADDRESS = '0x000000000000000000636f6e736f6c652e6c6f67';
-const CONSOLE_BYTES = Uint8Array.from(Buffer.from(CONSOLE_ADDRESS.slice(2), 'hex'));
+const CONSOLE_BYTES = hexToBytes(CONSOLE_ADDRESS);
 
 type AbiType = 'uint256' | 'int256' | 'string' | 'bool' | 'address' | 'bytes' | `bytes${number}`;
 
@@ -56,7 +56,7 @@ type Value = { type: AbiType; text: string; num?: bigint };
 
 function word(data: Uint8Array, at: number): bigint | undefined {
   if (at + 32 > data.length) return undefined;
-  return BigInt('0x' + Buffer.from(data.subarray(at, at + 32)).toString('hex'));
+  return BigInt(bytesToHex(data.subarray(at, at + 32)));
 }
 
 function decodeArgs(types: AbiType[], data: Uint8Array): Value[] | undefined {
@@ -70,7 +70,7 @@ function decodeArgs(types: AbiType[], data: Uint8Array): Value[] | undefined {
       const len = word(args, Number(w));
       if (w > BigInt(args.length) || len === undefined || Number(w) + 32 + Number(len) > args.length) return undefined;
       const body = args.subarray(Number(w) + 32, Number(w) + 32 + Number(len));
-      out.push({ type, text: type === 'string' ? new TextDecoder().decode(body) : '0x' + Buffer.from(body).toString('hex') });
+      out.push({ type, text: type === 'string' ? new TextDecoder().decode(body) : bytesToHex(body) });
     } else if (type === 'uint256') {
       out.push({ type, text: w.toString(), num: w });
     } else if (type === 'int256') {
@@ -82,7 +82,7 @@ function decodeArgs(types: AbiType[], data: Uint8Array): Value[] | undefined {
       out.push({ type, text: toChecksumAddress('0x' + (w & ((1n << 160n) - 1n)).toString(16).padStart(40, '0')) });
     } else {
       const n = Number(type.slice(5));
-      out.push({ type, text: '0x' + Buffer.from(args.subarray(i * 32, i * 32 + n)).toString('hex') });
+      out.push({ type, text: bytesToHex(args.subarray(i * 32, i * 32 + n)) });
     }
   }
   return out;

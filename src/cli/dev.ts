@@ -1,9 +1,13 @@
 /** `node-rpc dev`: boot the chain, serve it, log requests and blocks, shut down cleanly. */
 import { existsSync } from 'node:fs';
+import chalk from 'chalk';
 import { InvalidArgumentError, type Command } from 'commander';
 import { defaultConfig, type ChainConfig, type SupportedHardfork } from '../chain/config.js';
+import { createAddressFromString } from '@ethereumjs/util';
 import { dumpState, writeStateFile } from '../chain/stateFile.js';
+import { LATEST } from '../chain/types.js';
 import type { BlockOrder } from '../chain/txpool.js';
+import { detectArtifactDirs, loadArtifacts } from '../artifacts/load.js';
 import { banner } from './banner.js';
 import { bigUint, derivationPath, ether, forkHeader, forkUrl, hardfork, intIn, mnemonic } from './flags.js';
 import { RequestLog } from './log.js';
@@ -39,6 +43,8 @@ interface DevFlags {
   forkTimeout: number;
   forkChainId?: number;
   forkCache?: string;
+  artifacts?: string[];
+  explorer: boolean;
 }
 
 /** Seconds, fractions allowed (--block-time 0.5). */
@@ -86,6 +92,8 @@ export function devCommand(program: Command): void {
     .option('--fork-timeout <ms>', 'time limit of one upstream request, in milliseconds', intIn(1, 3_600_000, 'fork timeout'), 45_000)
     .option('--fork-chain-id <id>', "the upstream's chain id, so it need not be asked (with --fork-block-number and a warm --fork-cache nothing is read at start)", intIn(1, Number.MAX_SAFE_INTEGER, 'fork chain id'))
     .option('--fork-cache <dir>', 'keep what is read from the upstream in <dir>, per chain id and fork block (default: off)')
+    .option('--artifacts <dir>', 'Hardhat or Foundry build output (or any folder of ABI JSON files) naming contracts, functions, events and errors in the log and the explorer; repeatable (default: ./artifacts and ./out when present)', (value: string, prev: string[] | undefined) => [...(prev ?? []), value])
+    .option('--no-explorer', 'do not serve the block explorer on GET / (browsers get the JSON health answer)')
     .option('--silent', 'print only errors')
     .action(async (flags: DevFlags & { blockBaseFeePerGas?: bigint }, cmd: Command) => {
       const forkOnly = (['forkBlockNumber', 'forkHeader', 'forkChainId', 'forkCache'] as const).find((k) => flags[k] !== undefined);
@@ -110,7 +118,9 @@ export function devCommand(program: Command): void {
         if (cmd.getOptionValueSource('gasLimit') !== 'cli') delete chain.gasLimit;
       }
       const out = (line: string) => process.stdout.write(line + '\n');
-      const log = new RequestLog(out, flags.silent === true);
+      const warn = (line: string) => process.stderr.write(`warning: ${line}\n`);
+      const artifacts = loadArtifacts(flags.artifacts ?? detectArtifactDirs(), warn);
+      const log = new RequestLog(out, flags.silent === true, artifacts);
       const dumpPath = flags.dumpState ?? flags.state;
       const loadPath = flags.loadState ?? (flags.state !== undefined && existsSync(flags.state) ? flags.state : undefined);
       if (flags.stateInterval !== undefined && dumpPath === undefined) {
@@ -136,6 +146,8 @@ export function devCommand(program: Command): void {
             order: flags.order,
           },
           loadState: loadPath,
+          explorer: flags.explorer,
+          artifacts,
           fork:
             flags.forkUrl === undefined
               ? undefined
@@ -156,6 +168,7 @@ export function devCommand(program: Command): void {
         process.exit(1);
       }
       const node = running.node;
+      log.codeAt = (address) => node.getCode(createAddressFromString(address), LATEST);
       node.events.on('block', (b) => {
         if (node.loggingEnabled) log.block(b);
       });
@@ -178,12 +191,16 @@ export function devCommand(program: Command): void {
         timer.unref();
       }
       if (!flags.silent) running.node.events.on('console', (tx, lines) => log.console(tx, lines));
-      if (!flags.silent) out(banner(running.node, running.server, VERSION));
+      if (!flags.silent) {
+        out(banner(running.node, running.server, VERSION));
+        if (flags.explorer) out(`Explorer: open ${chalk.green(running.server.url + '/')} in a browser${artifacts.size ? ` (${artifacts.size} contracts from artifacts)` : ''}\n`);
+      }
       let stopping = false;
       const stop = async () => {
         if (stopping) return;
         stopping = true;
         log.flush();
+        await log.idle();
         let code = 0;
         if (dumpPath !== undefined) {
           try {

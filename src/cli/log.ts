@@ -1,5 +1,7 @@
 /** The node's terminal log: requests grouped by burst, one line per mined block and transaction. */
 import chalk from 'chalk';
+import { bytesToHex } from '@ethereumjs/util';
+import { formatDecoded, type Artifacts } from '../artifacts/artifacts.js';
 import type { MinedTx, StoredBlock } from '../chain/types.js';
 import { decodeRevertReason } from '../chain/revert.js';
 import type { RpcError } from '../rpc/errors.js';
@@ -12,10 +14,17 @@ export class RequestLog {
   /** console.log output by transaction hash, printed under the transaction's line. */
   private readonly consoleLines = new Map<string, string[]>();
   private timer: NodeJS.Timeout | undefined;
+  /** With artifacts, lines wait for contract names (a code lookup) and go out in order. */
+  private tail: Promise<void> | undefined;
+  /** Contract name by address, from the code there (set with `codeAt`). */
+  private readonly names = new Map<string, Promise<string | undefined>>();
+  /** Reads the code at an address; set by the caller once the node runs. */
+  codeAt: ((address: string) => Promise<Uint8Array>) | undefined;
 
   constructor(
     private readonly out: (line: string) => void,
     private readonly silent: boolean,
+    private readonly artifacts?: Artifacts,
   ) {}
 
   /** Dispatcher observer. */
@@ -36,7 +45,45 @@ export class RequestLog {
     if (this.counts.size === 0) return;
     const parts = [...this.counts].map(([m, n]) => (n === 1 ? m : `${m} ${chalk.dim('×' + n)}`));
     this.counts.clear();
-    this.out(parts.join(chalk.dim(', ')));
+    this.emit(parts.join(chalk.dim(', ')));
+  }
+
+  /** Resolves when every line handed to the log has been written. */
+  async idle(): Promise<void> {
+    while (this.tail !== undefined) await this.tail;
+  }
+
+  private emit(line: string): void {
+    if (this.tail === undefined) this.out(line);
+    else this.later(() => this.out(line));
+  }
+
+  private later(task: () => void | Promise<void>): void {
+    const next: Promise<void> = (this.tail ?? Promise.resolve()).then(task).catch(() => undefined).then(() => {
+      if (this.tail === next) this.tail = undefined;
+    });
+    this.tail = next;
+  }
+
+  private contractName(address: string): Promise<string | undefined> {
+    let name = this.names.get(address);
+    if (name === undefined) {
+      const read = this.codeAt;
+      name = read === undefined ? Promise.resolve(undefined) : read(address).then((code) => (code.length ? this.artifacts?.match(bytesToHex(code))?.name : undefined)).catch(() => undefined);
+      this.names.set(address, name);
+    }
+    return name;
+  }
+
+  /** `Token.transfer(0x7099…, 1e18)` for a call into a known contract; undefined otherwise. */
+  private async describe(t: MinedTx): Promise<string | undefined> {
+    const a = this.artifacts;
+    const to = t.tx.to?.toString();
+    if (a === undefined || a.size === 0 || to === undefined || t.tx.data.length < 4) return undefined;
+    const name = await this.contractName(to);
+    const call = a.decodeCall(bytesToHex(t.tx.data), name);
+    if (call === undefined) return name;
+    return `${name ?? call.contract ?? '?'}.${formatDecoded(call)}`;
   }
 
   /** Node `console` event: hold a transaction's console.log lines until its block is printed. */
@@ -48,11 +95,18 @@ export class RequestLog {
   block(b: StoredBlock): void {
     if (this.silent) return;
     this.flush();
-    for (const t of b.txs) {
+    if (this.artifacts === undefined || this.artifacts.size === 0) return this.print(b, []);
+    const described = Promise.all(b.txs.map((t) => this.describe(t)));
+    this.later(async () => this.print(b, await described));
+  }
+
+  private print(b: StoredBlock, described: ReadonlyArray<string | undefined>): void {
+    for (const [i, t] of b.txs.entries()) {
       const r = t.receipt;
-      const status = r.status === 1 ? chalk.green('success') : chalk.red(`reverted${reasonSuffix(r.returnValue, r.error)}`);
+      const status = r.status === 1 ? chalk.green('success') : chalk.red(`reverted${reasonSuffix(r.returnValue, r.error, this.artifacts)}`);
       const created = r.contractAddress ? `  created ${chalk.cyan(r.contractAddress.toString())}` : '';
-      this.out(`    tx ${t.hashHex}  gas ${r.gasUsed}  ${status}${created}`);
+      const call = described[i] === undefined ? '' : `  ${chalk.cyan(described[i])}`;
+      this.out(`    tx ${t.hashHex}${call}  gas ${r.gasUsed}  ${status}${created}`);
       const logged = this.consoleLines.get(t.hashHex);
       if (logged) {
         this.consoleLines.delete(t.hashHex);
@@ -66,9 +120,11 @@ export class RequestLog {
   }
 }
 
-function reasonSuffix(data: Uint8Array, error: string | undefined): string {
+function reasonSuffix(data: Uint8Array, error: string | undefined, artifacts: Artifacts | undefined): string {
   if (error && error !== 'revert') return `: ${error}`;
   const reason = decodeRevertReason(data);
   if (reason !== undefined) return `: ${reason}`;
+  const custom = artifacts?.decodeError(bytesToHex(data));
+  if (custom !== undefined) return `: ${formatDecoded(custom)}`;
   return data.length >= 4 ? `: custom error 0x${Buffer.from(data.subarray(0, 4)).toString('hex')}` : '';
 }

@@ -7,6 +7,8 @@ import { applyState, readStateFile, type LoadResult } from '../chain/stateFile.j
 import type { BlockOrder } from '../chain/txpool.js';
 import { Dispatcher, type CallObserver } from '../rpc/dispatch.js';
 import { createMethodTable } from '../rpc/methods/index.js';
+import type { Artifacts } from '../artifacts/artifacts.js';
+import { explorerPages } from '../explorer/serve.js';
 import { startServer, type RpcServer } from '../server/server.js';
 import { VERSION } from './version.js';
 
@@ -28,6 +30,10 @@ export interface StartOptions {
    * it. The chain id and block gas limit are the upstream's unless `chain` sets them.
    */
   fork?: ForkOptions;
+  /** Serve the block explorer to browsers on GET / (default on). */
+  explorer?: boolean;
+  /** Contracts the explorer names and decodes. */
+  artifacts?: Artifacts;
 }
 
 export interface Running {
@@ -62,7 +68,11 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
   if (options.mining?.auto === false) node.mining.auto = false;
   if (options.mining?.intervalMs) node.setIntervalMining(options.mining.intervalMs);
   const dispatcher = new Dispatcher(createMethodTable(node, VERSION), options.observe);
-  const server = await startServer(dispatcher, { host: options.host ?? '127.0.0.1', port: options.port ?? 8545 });
+  const server = await startServer(dispatcher, {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 8545,
+    pages: options.explorer === false ? undefined : explorerPages(options.artifacts),
+  });
   return {
     node,
     server,

@@ -7,7 +7,7 @@
  *    answers nothing (a notification or a batch of notifications) the reply is 200 with an empty
  *    body and `Content-Length: 0`.
  *  - `GET`/`HEAD` without an upgrade answer 200 `{"status":"ok"}` (a health check; geth answers 200
- *    on GET / too). Any path is served the same way. Methods other than POST/GET/HEAD/OPTIONS: 405.
+ *    on GET / too), unless the `pages` option serves that path (the explorer for browsers). Methods other than POST/GET/HEAD/OPTIONS: 405.
  *  - CORS is wide open (`*`), preflights answer 204.
  *  - Oversized bodies answer 413, wrong content types 415, both with a JSON-RPC error body.
  */
@@ -26,6 +26,17 @@ export interface ServerOptions {
   port: number;
   /** Largest accepted HTTP body / WebSocket message in bytes. Default 16 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Pages served on GET/HEAD besides the health answer (the explorer): asked with the path and the
+   * Accept header; `undefined` means the health answer.
+   */
+  pages?: (path: string, accept: string | undefined) => Page | undefined;
+}
+
+/** A static answer to a GET: a content type and a body. */
+export interface Page {
+  readonly type: string;
+  readonly body: Buffer;
 }
 
 export interface RpcServer {
@@ -105,6 +116,12 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
     res.end(body);
   };
 
+  const servePage = (res: ServerResponse, headOnly: boolean, page: Page): void => {
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(200, { 'Content-Type': page.type, 'Content-Length': page.body.length, 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' });
+    res.end(headOnly ? undefined : page.body);
+  };
+
   const dispatch = (res: ServerResponse, text: string): void => {
     let pending: Promise<string | undefined>;
     try {
@@ -166,9 +183,12 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
         onPost(req, res);
         return;
       case 'GET':
-      case 'HEAD':
-        respond(res, 200, HEALTH_BODY);
+      case 'HEAD': {
+        const page = options.pages?.((req.url ?? '/').split('?')[0], req.headers.accept);
+        if (page === undefined) respond(res, 200, HEALTH_BODY);
+        else servePage(res, req.method === 'HEAD', page);
         return;
+      }
       case 'OPTIONS': {
         if (res.headersSent) return;
         const requested = req.headers['access-control-request-headers'];

@@ -59,16 +59,18 @@ describe('inspection commands against a live node (child processes)', () => {
     assert.equal(lines[0], `Transaction ${tryFail}`);
     const receipt = await n.rpc('eth_getTransactionReceipt', [tryFail]);
     assert.equal(lines[1], `  block #${BigInt(receipt.blockNumber)}  index 0  success  gas used ${BigInt(receipt.gasUsed)}`);
-    assert.equal(lines[3], `0  CALL  ${ADDRS[0].toLowerCase()} → ${callerAddr}  tryFail(address)  gas used ${BigInt(receipt.gasUsed)}`);
-    assert.match(lines[4], new RegExp(`^├─ 1  STATICCALL  ${callerAddr} → ${calleeAddr}  fail\\(\\)  gas used \\d+  ✗ execution reverted: callee failed$`));
-    assert.match(lines[5], new RegExp(`^└─ log  Caught\\(string\\)  ${callerAddr}  topics 1  data 96 bytes$`));
+    // Contract names and decoded arguments from the artifacts; the callee's address checksummed and shortened.
+    const short = (a: string) => new RegExp(`${a.slice(0, 6)}…${a.slice(-4)}`, 'i').source;
+    assert.match(lines[3], new RegExp(`^0  CALL  ${ADDRS[0].toLowerCase()} → Caller ${callerAddr}  tryFail\\(${short(calleeAddr)}\\)  gas used ${BigInt(receipt.gasUsed)}$`, 'i'));
+    assert.match(lines[4], new RegExp(`^├─ 1  STATICCALL  Caller ${callerAddr} → Callee ${calleeAddr}  fail\\(\\)  gas used \\d+  ✗ execution reverted: callee failed$`));
+    assert.match(lines[5], new RegExp(`^└─ log  Caught\\("callee failed"\\)  Caller ${callerAddr}  topics 1  data 96 bytes$`));
     assert.equal(lines.length, 6);
 
     assert.equal(nested.code, 0, nested.stderr);
     const tree = nested.stdout.trimEnd().split('\n').slice(3);
-    assert.match(tree[0], /^0  CALL  .* callStore\(address,uint256\)/);
-    assert.match(tree[1], /^└─ 1  CALL  .* store\(uint256\)  gas used \d+$/);
-    assert.match(tree[2], /^   └─ log  Stored\(uint256\)  /);
+    assert.match(tree[0], /^0  CALL  .* → Caller 0x[0-9a-f]{40}  callStore\(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}, 5\)/);
+    assert.match(tree[1], /^└─ 1  CALL  Caller .* → Callee .* store\(5\)  gas used \d+$/);
+    assert.match(tree[2], /^   └─ log  Stored\(5\)  Callee /);
 
     assert.match(bare.stdout, /0x462b537c/, 'unknown selectors shown as such');
 

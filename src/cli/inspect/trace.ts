@@ -3,9 +3,10 @@
  * type, from → to, value, gas used, decoded selectors and events where known, revert reasons in
  * red, logs in the order they were emitted.
  */
-import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { hexToBytes } from '@ethereumjs/util';
+import { formatDecoded, type Artifacts } from '../../artifacts/artifacts.js';
+import { detectArtifactDirs, loadArtifacts } from '../../artifacts/load.js';
 import { decodeRevertReason } from '../../chain/revert.js';
 import { Signatures } from './abi.js';
 import { action, addCommonOptions, big, ether, printJson, RpcClient, safe, styles, write, type InspectFlags } from './client.js';
@@ -29,9 +30,18 @@ interface TraceFlags extends InspectFlags {
   abi?: string[];
 }
 
-function revertText(frame: CallFrame, sigs: Signatures): string {
+/** Compiled contracts and the names of the ones found at the trace's addresses. */
+export interface Named {
+  artifacts: Artifacts;
+  /** Lowercase address → contract name. */
+  contracts: Map<string, string>;
+}
+
+function revertText(frame: CallFrame, sigs: Signatures, named?: Named): string {
   let text = frame.error ?? 'failed';
   let reason = frame.revertReason;
+  const custom = frame.output && reason === undefined ? named?.artifacts.decodeError(frame.output, named.contracts.get(frame.to?.toLowerCase() ?? '')) : undefined;
+  if (custom !== undefined) reason = formatDecoded(custom);
   if (reason === undefined && frame.output && frame.output.length >= 10) {
     try {
       reason = decodeRevertReason(hexToBytes(frame.output as `0x${string}`));
@@ -45,20 +55,26 @@ function revertText(frame: CallFrame, sigs: Signatures): string {
 }
 
 /** The tree as lines (no trailing newline). */
-export function renderCallTree(root: CallFrame, sigs: Signatures): string[] {
+export function renderCallTree(root: CallFrame, sigs: Signatures, named?: Named): string[] {
   const c = styles();
   const lines: string[] = [];
+  const nameOf = (address: string | undefined) => (address === undefined ? undefined : named?.contracts.get(address.toLowerCase()));
+  const who = (address: string | undefined) => {
+    const name = nameOf(address);
+    return name === undefined ? (address ?? '?') : `${c.bold(name)} ${address}`;
+  };
   const visit = (frame: CallFrame, depth: number, lead: string, branch: string) => {
-    const parts = [c.dim(String(depth)), c.bold(frame.type), `${frame.from} → ${frame.to ?? '?'}`];
+    const parts = [c.dim(String(depth)), c.bold(frame.type), `${who(frame.from)} → ${who(frame.to)}`];
     if (frame.type === 'CREATE' || frame.type === 'CREATE2') parts.push(c.cyan('created'));
     else {
-      const call = sigs.describeCall(frame.input);
+      const decoded = frame.input ? named?.artifacts.decodeCall(frame.input, nameOf(frame.to)) : undefined;
+      const call = decoded !== undefined ? formatDecoded(decoded) : sigs.describeCall(frame.input);
       if (call) parts.push(call.startsWith('0x') ? c.dim(call) : c.cyan(call));
     }
     const value = big(frame.value);
     if (value > 0n) parts.push(`value ${ether(value)}`);
     parts.push(`gas used ${big(frame.gasUsed)}`);
-    if (frame.error !== undefined) parts.push(c.red(`✗ ${revertText(frame, sigs)}`));
+    if (frame.error !== undefined) parts.push(c.red(`✗ ${revertText(frame, sigs, named)}`));
     lines.push(lead + branch + parts.join('  '));
     const childLead = lead + (branch === '' ? '' : branch === '└─ ' ? '   ' : '│  ');
     const calls = frame.calls ?? [];
@@ -76,9 +92,10 @@ export function renderCallTree(root: CallFrame, sigs: Signatures): string[] {
       if (item.call) return visit(item.call, depth + 1, childLead, b);
       const log = item.log!;
       const topic0 = log.topics?.[0];
-      const name = topic0 === undefined ? c.dim('anonymous') : (sigs.events.get(topic0.toLowerCase()) ?? c.dim(topic0));
+      const decoded = log.topics?.length ? named?.artifacts.decodeLog(log.topics, log.data ?? '0x', nameOf(log.address)) : undefined;
+      const name = decoded !== undefined ? formatDecoded(decoded) : topic0 === undefined ? c.dim('anonymous') : (sigs.events.get(topic0.toLowerCase()) ?? c.dim(topic0));
       const dataBytes = log.data && log.data.length > 2 ? (log.data.length - 2) / 2 : 0;
-      lines.push(`${childLead}${b}${c.magenta('log')}  ${name}  ${c.dim(`${log.address}  topics ${log.topics?.length ?? 0}  data ${dataBytes} bytes`)}`);
+      lines.push(`${childLead}${b}${c.magenta('log')}  ${name}  ${c.dim(`${who(log.address)}  topics ${log.topics?.length ?? 0}  data ${dataBytes} bytes`)}`);
     });
   };
   visit(root, 0, '', '');
@@ -93,7 +110,7 @@ export function traceCommand(program: Command): void {
       .description("show a transaction's call tree (debug_traceTransaction with the callTracer)")
       .option(
         '--abi <path>',
-        'ABI or artifact JSON file, or a directory of them, naming selectors and events; repeatable (default: ./artifacts and ./out when present)',
+        'ABI or artifact JSON file, or a directory of them (Hardhat artifacts/, Foundry out/), naming contracts, functions, events and errors; repeatable (default: ./artifacts and ./out when present)',
         (value: string, prev: string[] | undefined) => [...(prev ?? []), value],
       ),
   ).action(
@@ -103,20 +120,34 @@ export function traceCommand(program: Command): void {
       const trace = await client.call<CallFrame>('debug_traceTransaction', [hash, { tracer: 'callTracer', tracerConfig: { withLog: true } }]);
       if (flags.json) return printJson(trace);
       const receipt = await client.call<{ status?: string; blockNumber: string; transactionIndex: string; gasUsed: string } | null>('eth_getTransactionReceipt', [hash]);
+      const paths = flags.abi ?? detectArtifactDirs();
       const sigs = new Signatures();
-      sigs.load(flags.abi ?? ['artifacts', 'out'].filter(isDir));
+      sigs.load(paths);
+      const named = await nameContracts(client, trace, loadArtifacts(paths, (line) => process.stderr.write(`warning: ${line}\n`)));
       const c = styles();
       const status = receipt?.status === '0x0' ? c.red('reverted') : c.green('success');
       const where = receipt ? `block #${big(receipt.blockNumber)}  index ${big(receipt.transactionIndex)}  ` : '';
-      write([`${c.bold('Transaction')} ${hash}`, `  ${where}${status}  gas used ${big(receipt?.gasUsed ?? trace.gasUsed)}`, '', ...renderCallTree(trace, sigs)].join('\n'));
+      write([`${c.bold('Transaction')} ${hash}`, `  ${where}${status}  gas used ${big(receipt?.gasUsed ?? trace.gasUsed)}`, '', ...renderCallTree(trace, sigs, named)].join('\n'));
     }),
   );
 }
 
-function isDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+/** Match the code at every address of the tree against the artifacts. */
+async function nameContracts(client: RpcClient, root: CallFrame, artifacts: Artifacts): Promise<Named | undefined> {
+  if (artifacts.size === 0) return undefined;
+  const addresses = new Set<string>();
+  const collect = (f: CallFrame) => {
+    for (const a of [f.from, f.to]) if (a) addresses.add(a.toLowerCase());
+    f.calls?.forEach(collect);
+  };
+  collect(root);
+  const contracts = new Map<string, string>();
+  await Promise.all(
+    [...addresses].map(async (a) => {
+      const code = await client.call<string>('eth_getCode', [a, 'latest']).catch(() => '0x');
+      const match = code.length > 2 ? artifacts.match(code) : undefined;
+      if (match) contracts.set(a, match.name);
+    }),
+  );
+  return { artifacts, contracts };
 }

@@ -1,0 +1,169 @@
+/**
+ * The explorer in a real headless Chromium against `node-rpc dev --artifacts fixtures/artifacts`:
+ * live transactions, a decoded call and revert, opcode paging, controls, the address and pool
+ * pages, and the same page pointed at anvil.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { ContractFactory, JsonRpcProvider, Wallet, type Contract } from 'ethers';
+import type { Browser, Page } from 'playwright-core';
+import { startAnvil, type Anvil } from '../support/anvil.js';
+import { startCli, type CliNode } from '../support/cli.js';
+import { artifact, KEYS } from '../support/node.js';
+import { launch, ready, screenshot } from './browser.js';
+
+const FIXTURE_ARTIFACTS = fileURLToPath(new URL('../../../fixtures/artifacts', import.meta.url));
+/** Dev account 2: only receives in these tests. */
+const ALICE = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+
+describe('explorer in a browser', () => {
+  let node: CliNode;
+  let browser: Browser;
+  let page: Page;
+  let token: Contract;
+  let wallet: Wallet;
+
+  before(async () => {
+    node = await startCli(['--artifacts', FIXTURE_ARTIFACTS]);
+    const provider = new JsonRpcProvider(node.url, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    wallet = new Wallet(KEYS[0], provider);
+    const t = artifact('Token');
+    token = (await new ContractFactory(t.abi, t.bytecode, wallet).deploy('Token', 'TKN', 10n ** 24n)) as Contract;
+    await token.waitForDeployment();
+    browser = await launch();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await node?.stop();
+  });
+
+  it('serves the page to browsers and JSON to everyone else', async () => {
+    const html = await fetch(node.url, { headers: { accept: 'text/html' } });
+    assert.equal(html.status, 200);
+    assert.match(html.headers.get('content-type') ?? '', /text\/html/);
+    assert.match(await html.text(), /node-rpc explorer/);
+    assert.deepEqual(await (await fetch(node.url)).json(), { status: 'ok' });
+    assert.deepEqual(await (await fetch(`${node.url}/health`, { headers: { accept: 'text/html' } })).json(), { status: 'ok' });
+    const script = await fetch(`${node.url}/explorer/app.js`);
+    assert.match(script.headers.get('content-type') ?? '', /javascript/);
+    const artifacts = (await (await fetch(`${node.url}/explorer/artifacts.json`)).json()) as Array<{ name: string }>;
+    assert.ok(artifacts.some((a) => a.name === 'Token'));
+  });
+
+  it('shows the chain and a transaction sent by the test as it is mined', async () => {
+    await page.goto(node.url + '/');
+    await ready(page);
+    assert.equal(await page.textContent('.stat:nth-child(1) .value'), '984');
+    assert.match((await page.textContent('#mining')) ?? '', /automine/);
+    const tx = await token.transfer(ALICE, 10n ** 18n);
+    await page.waitForSelector(`#txs a[href="#/tx/${tx.hash}"]`, { timeout: 10_000 });
+    await screenshot(page, 'home');
+    await page.click(`#txs a[href="#/tx/${tx.hash}"]`);
+    await ready(page);
+    assert.equal(await page.textContent('#tx-status'), 'success');
+    assert.match((await page.textContent('#tx-call')) ?? '', /^Token\.transfer\(0x3C44…93BC, 1e18\)$/);
+    await page.waitForSelector('.log .mono:has-text("Transfer(")');
+    await screenshot(page, 'transaction');
+  });
+
+  it('decodes a reverting call, its call tree, and pages through opcode steps', async () => {
+    const bob = new Wallet(KEYS[1], wallet.provider);
+    const tx = await (token.connect(bob) as Contract).transfer(ALICE, 5n * 10n ** 18n, { gasLimit: 100_000 });
+    await tx.wait().catch(() => undefined);
+    await page.goto(`${node.url}/#/tx/${tx.hash}`);
+    await ready(page);
+    assert.equal(await page.textContent('#tx-status'), 'reverted');
+    await page.waitForSelector('#revert-reason:has-text("InsufficientBalance(")');
+    assert.match((await page.textContent('#revert-reason')) ?? '', /^reverted: execution reverted: InsufficientBalance\(0x7099…79C8, 0, 5e18\)$/);
+    assert.match((await page.textContent('#call-tree')) ?? '', /CALL/);
+    await page.waitForSelector('#call-tree .name:has-text("Token")');
+    await page.click('#load-steps');
+    await page.waitForSelector('#steps-range');
+    const first = (await page.textContent('#steps-range')) ?? '';
+    const m = /^steps 1–50 of (\d+)$/.exec(first);
+    assert.ok(m, first);
+    assert.ok(Number(m[1]) > 50);
+    await page.click('#steps-next');
+    assert.equal(await page.textContent('#steps-range'), `steps 51–100 of ${m[1]}`);
+    await screenshot(page, 'revert');
+    await page.click('#steps tbody tr:nth-child(3)');
+    assert.match((await page.textContent('#step-detail')) ?? '', /stack \(\d+, top first\)/);
+  });
+
+  it('mines 10 blocks from the controls and the head follows', async () => {
+    await page.goto(node.url + '/#/');
+    await ready(page);
+    const before = BigInt(await node.rpc('eth_blockNumber'));
+    await page.fill('#mine-count', '10');
+    await page.click('#mine');
+    await page.waitForSelector(`#head:has-text("#${before + 10n}")`, { timeout: 10_000 });
+    assert.equal(BigInt(await node.rpc('eth_blockNumber')), before + 10n);
+    await screenshot(page, 'controls');
+  });
+
+  it('shows an address page with the contract name, balance and touched slots', async () => {
+    const address = await token.getAddress();
+    await page.goto(`${node.url}/#/address/${address}`);
+    await ready(page);
+    assert.match((await page.textContent('h1')) ?? '', /^Token /);
+    assert.match((await page.textContent('main')) ?? '', /deployed by/);
+    assert.match((await page.textContent('main')) ?? '', /Storage slots its transactions touched \([1-9]/);
+    await page.goto(`${node.url}/#/address/${ALICE}`);
+    await ready(page);
+    assert.match((await page.textContent('#balance')) ?? '', /^10000 ETH$/);
+    await screenshot(page, 'address');
+  });
+
+  it('lists the pool with a nonce gap and drops a transaction', async () => {
+    await node.rpc('evm_setAutomine', [false]);
+    try {
+      const nonce = await wallet.getNonce('pending');
+      await wallet.sendTransaction({ to: ALICE, value: 1n, nonce });
+      const gapped = await wallet.sendTransaction({ to: ALICE, value: 2n, nonce: nonce + 2 });
+      await page.goto(node.url + '/#/pool');
+      await ready(page);
+      assert.match((await page.textContent('#pool')) ?? '', /nonce gap: .* missing nonce \d+/);
+      await screenshot(page, 'pool');
+      await page.click(`#pool tr:has(a[href="#/tx/${gapped.hash}"]) button.drop`);
+      await page.waitForFunction((h) => !document.querySelector(`#pool a[href="#/tx/${h}"]`), gapped.hash);
+      assert.equal(await node.rpc('eth_getTransactionByHash', [gapped.hash]), null);
+    } finally {
+      await node.rpc('anvil_dropAllTransactions');
+      await node.rpc('evm_setAutomine', [true]);
+    }
+  });
+
+  it('searches by block number', async () => {
+    await page.goto(node.url + '/');
+    await ready(page);
+    await page.fill('#search input', '1');
+    await page.press('#search input', 'Enter');
+    await page.waitForSelector('h1:has-text("Block #1")');
+  });
+
+  describe('pointed at anvil', () => {
+    let anvil: Anvil;
+    before(async () => {
+      anvil = await startAnvil();
+    });
+    after(async () => anvil?.close());
+
+    it('shows anvil\'s chain and mines on it', async () => {
+      const ws = anvil.url.replace('http://', 'ws://');
+      await page.goto(`${node.url}/?rpc=${encodeURIComponent(ws)}#/`);
+      await ready(page);
+      assert.equal(await page.textContent('#connection'), ws);
+      assert.equal(await page.textContent('#head'), '#0');
+      await page.fill('#mine-count', '10');
+      await page.click('#mine');
+      await page.waitForSelector('#control-status:has-text("mine: ")', { timeout: 10_000 });
+      assert.equal(await page.textContent('#control-status'), 'mine: done');
+      await page.waitForSelector('#head:has-text("#10")', { timeout: 10_000 });
+      assert.equal(BigInt(await anvil.rpc('eth_blockNumber')), 10n);
+      await screenshot(page, 'anvil');
+    });
+  });
+});
