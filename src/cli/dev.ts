@@ -193,7 +193,7 @@ export function devCommand(program: Command): void {
       if (!flags.silent) running.node.events.on('console', (tx, lines) => log.console(tx, lines));
       if (!flags.silent) {
         out(banner(running.node, running.server, VERSION));
-        if (flags.explorer) out(`Explorer: open ${chalk.green(running.server.url + '/')} in a browser${artifacts.size ? ` (${artifacts.size} contracts from artifacts)` : ''}\n`);
+        if (flags.explorer) out(`Explorer: open ${chalk.green(running.server.url + '/')} in a browser${artifacts.size ? ` (${artifacts.size} contract${artifacts.size === 1 ? '' : 's'} from artifacts)` : ''}\n`);
       }
       let stopping = false;
       const stop = async () => {

@@ -59,7 +59,7 @@ export function gwei(wei: bigint): string {
 
 export function ago(timestamp: bigint): string {
   const s = Math.round(Date.now() / 1000 - Number(timestamp));
-  if (s < 0) return `in ${-s}s`;
+  if (s < 5) return 'just now';
   if (s < 90) return `${s}s ago`;
   if (s < 5400) return `${Math.round(s / 60)}m ago`;
   return `${Math.round(s / 3600)}h ago`;
