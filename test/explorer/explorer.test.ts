@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { ContractFactory, JsonRpcProvider, Wallet, type Contract } from 'ethers';
 import type { Browser, Page } from 'playwright-core';
 import { startAnvil, type Anvil } from '../support/anvil.js';
@@ -93,6 +94,30 @@ describe('explorer in a browser', () => {
     assert.match((await page.textContent('#step-detail')) ?? '', /stack \(\d+, top first\)/);
   });
 
+  it('shows console.log lines and a nested call tree as gas bars', async () => {
+    const deploy = async (name: string) => {
+      const a = artifact(name);
+      const c = (await new ContractFactory(a.abi, a.bytecode, wallet).deploy()) as Contract;
+      await c.waitForDeployment();
+      return c;
+    };
+    const [consoleUser, callee, caller] = [await deploy('ConsoleUser'), await deploy('Callee'), await deploy('Caller')];
+    const logged = await consoleUser.hello(42);
+    await logged.wait();
+    await page.goto(`${node.url}/#/tx/${logged.hash}`);
+    await ready(page);
+    assert.equal(await page.textContent('#console-lines'), `hello 42\n${wallet.address}\ntrue\ntwo strings second`);
+    const nested = await caller.callStore(await callee.getAddress(), 5);
+    await nested.wait();
+    await page.goto(`${node.url}/#/tx/${nested.hash}`);
+    await ready(page);
+    await page.waitForSelector('#call-tree .name:has-text("Callee")');
+    assert.match((await page.textContent('#call-tree')) ?? '', /callStore\(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}, 5\).*store\(5\)/s);
+    assert.equal(await page.locator('.flame-row').count(), 2, 'one row per depth');
+    await page.waitForSelector('.flame-bar:has-text("Callee")');
+    await screenshot(page, 'call-tree');
+  });
+
   it('mines 10 blocks from the controls and the head follows', async () => {
     await page.goto(node.url + '/#/');
     await ready(page);
@@ -110,6 +135,7 @@ describe('explorer in a browser', () => {
     await ready(page);
     assert.match((await page.textContent('h1')) ?? '', /^Token /);
     assert.match((await page.textContent('main')) ?? '', /deployed by/);
+    assert.match((await page.textContent('main')) ?? '', /Transactions \([1-9]/);
     assert.match((await page.textContent('main')) ?? '', /Storage slots its transactions touched \([1-9]/);
     await page.goto(`${node.url}/#/address/${ALICE}`);
     await ready(page);
@@ -142,6 +168,20 @@ describe('explorer in a browser', () => {
     await page.fill('#search input', '1');
     await page.press('#search input', 'Enter');
     await page.waitForSelector('h1:has-text("Block #1")');
+  });
+
+  it('is one small script, and --no-explorer turns it off', async () => {
+    const script = new Uint8Array(await (await fetch(`${node.url}/explorer/app.js`)).arrayBuffer());
+    const gzipped = gzipSync(script).length;
+    assert.ok(gzipped <= 150 * 1024, `explorer bundle is ${gzipped} bytes gzipped`);
+    const off = await startCli(['--no-explorer']);
+    try {
+      const res = await fetch(off.url, { headers: { accept: 'text/html' } });
+      assert.deepEqual(await res.json(), { status: 'ok' });
+      assert.doesNotMatch(off.output(), /Explorer:/);
+    } finally {
+      await off.stop();
+    }
   });
 
   describe('pointed at anvil', () => {
