@@ -274,8 +274,20 @@ export class DevNode {
 
   private async stateCopy(at: StoredBlock): Promise<MerkleStateManager> {
     const sm = this.state.shallowCopy(true);
-    await sm.setStateRoot(at.block.header.stateRoot).catch((err) => historyUnavailable(at, err));
+    await sm.setStateRoot(this.stateRootOf(at)).catch((err) => historyUnavailable(at, err));
     return sm;
+  }
+
+  /**
+   * The state block `at` reads as once later blocks exist: what test controls (anvil_setBalance and
+   * friends) left it at before the next block was mined, else its header's root. As in anvil and
+   * the hardhat node, a cheat at head N is part of block N's history.
+   */
+  stateRootOf(at: StoredBlock): Uint8Array {
+    const n = at.number + 1n;
+    // Blocks of an empty run follow one another with no edits between them.
+    const next = this.store.isVirtual(n) ? undefined : this.store.byNumber(n);
+    return next?.preStateRoot ?? at.block.header.stateRoot;
   }
 
   /** Run `fn` with a VM whose state is that of block `ref`; effects must be discarded by `fn`. */
@@ -289,8 +301,8 @@ export class DevNode {
    */
   async vmFor(ref: BlockRef): Promise<{ vm: VM; at: StoredBlock }> {
     const at = this.requireBlock(ref);
-    let root = at.block.header.stateRoot;
-    if (at === this.store.head) root = await this.lock.run(async () => (at === this.store.head ? this.state.getStateRoot() : root));
+    let root = this.stateRootOf(at);
+    if (at === this.store.head) root = await this.lock.run(async () => (at === this.store.head ? this.state.getStateRoot() : this.stateRootOf(at)));
     return { vm: await this.vmAt(root, at), at };
   }
 
@@ -302,9 +314,7 @@ export class DevNode {
   }
 
   private async vmCopy(at: StoredBlock): Promise<VM> {
-    const vm = await this.vm.shallowCopy(true);
-    await vm.stateManager.setStateRoot(at.block.header.stateRoot).catch((err) => historyUnavailable(at, err));
-    return vm;
+    return this.vmAt(this.stateRootOf(at), at);
   }
 
   async getAccount(address: Address, ref: BlockRef): Promise<Account> {
@@ -441,7 +451,8 @@ export class DevNode {
       throw new ChainError(`invalid chain id: have ${req.chainId}, want ${this.config.chainId}`);
     }
     if (out.nonce === undefined) out.nonce = await this.getNonce(req.from!, { kind: 'tag', tag: 'pending' });
-    const legacy = req.gasPrice !== undefined || !this.common.isActivatedEIP(1559);
+    // Types 0 and 1 pay a gas price, whatever else the request leaves out.
+    const legacy = req.gasPrice !== undefined || (req.type !== undefined && req.type < 2) || !this.common.isActivatedEIP(1559);
     if (legacy) {
       out.gasPrice ??= this.gasPrice();
     } else {

@@ -45,6 +45,7 @@ interface DevFlags {
   forkCache?: string;
   artifacts?: string[];
   explorer: boolean;
+  clientVersion?: string;
 }
 
 /** Seconds, fractions allowed (--block-time 0.5). */
@@ -52,6 +53,11 @@ function seconds(text: string): number {
   const n = Number(text);
   if (!/^\d+(\.\d+)?$/.test(text) || !(n > 0)) throw new InvalidArgumentError('must be a positive number of seconds, e.g. 2 or 0.5');
   return n;
+}
+
+function clientVersionFlag(text: string): string {
+  if (text.trim() === '' || text.length > 256 || /[\x00-\x1f\x7f]/.test(text)) throw new InvalidArgumentError('must be 1 to 256 printable characters');
+  return text;
 }
 
 function blockOrder(text: string): BlockOrder {
@@ -94,6 +100,7 @@ export function devCommand(program: Command): void {
     .option('--fork-cache <dir>', 'keep what is read from the upstream in <dir>, per chain id and fork block (default: off)')
     .option('--artifacts <dir>', 'Hardhat or Foundry build output (or any folder of ABI JSON files) naming contracts, functions, events and errors in the log and the explorer; repeatable (default: ./artifacts and ./out when present)', (value: string, prev: string[] | undefined) => [...(prev ?? []), value])
     .option('--no-explorer', 'do not serve the block explorer on GET / (browsers get the JSON health answer)')
+    .option('--client-version <string>', 'the web3_clientVersion answer (default: "anvil/v1.7.1 node-rpc/v<version>/<os>-<arch>/<node>", so tools that gate on anvil or Hardhat accept the node)', clientVersionFlag)
     .option('--silent', 'print only errors')
     .action(async (flags: DevFlags & { blockBaseFeePerGas?: bigint }, cmd: Command) => {
       const forkOnly = (['forkBlockNumber', 'forkHeader', 'forkChainId', 'forkCache'] as const).find((k) => flags[k] !== undefined);
@@ -147,6 +154,7 @@ export function devCommand(program: Command): void {
           },
           loadState: loadPath,
           explorer: flags.explorer,
+          clientVersion: flags.clientVersion,
           artifacts,
           fork:
             flags.forkUrl === undefined

@@ -30,6 +30,8 @@ export interface StartOptions {
    * it. The chain id and block gas limit are the upstream's unless `chain` sets them.
    */
   fork?: ForkOptions;
+  /** The whole `web3_clientVersion` answer (default: `anvil/v1.7.1 node-rpc/v<version>/<os-arch>/<runtime>`). */
+  clientVersion?: string;
   /** Serve the block explorer to browsers on GET / (default on). */
   explorer?: boolean;
   /** Contracts the explorer names and decodes. */
@@ -67,7 +69,7 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
   if (options.mining?.order) node.mining.order = options.mining.order;
   if (options.mining?.auto === false) node.mining.auto = false;
   if (options.mining?.intervalMs) node.setIntervalMining(options.mining.intervalMs);
-  const dispatcher = new Dispatcher(createMethodTable(node, VERSION), options.observe);
+  const dispatcher = new Dispatcher(createMethodTable(node, VERSION, options.clientVersion), options.observe);
   const server = await startServer(dispatcher, {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 8545,

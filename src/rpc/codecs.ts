@@ -37,7 +37,19 @@ export const quantity: Codec<bigint> = {
       if (/^0x0[0-9a-fA-F]+$/.test(value)) return fail(where, `hex number with leading zero digits: ${describe(value)}`);
       return fail(where, `invalid hex QUANTITY ${describe(value)}`);
     }
+    // Every QUANTITY of the protocol (balances, gas, values, slots) fits in 256 bits; geth says the same.
+    if (value.length > 66) return fail(where, `hex number > 256 bits: ${describe(value)}`);
     return BigInt(value);
+  },
+};
+
+/** A QUANTITY of at most 64 bits (block numbers, nonces, gas limits as geth's hexutil.Uint64). */
+export const uint64: Codec<bigint> = {
+  type: 'QUANTITY',
+  parse(value, where) {
+    const n = quantity.parse(value, where);
+    if (n >= 1n << 64n) return fail(where, `hex number > 64 bits: ${describe(value)}`);
+    return n;
   },
 };
 
@@ -129,12 +141,15 @@ export const blockNumberOrTag: Codec<BlockRef> = {
   type: 'block number or tag',
   parse(value, where) {
     if (typeof value === 'string' && TAGS.has(value)) return { kind: 'tag', tag: value as BlockTag };
-    if (typeof value === 'string' && value.startsWith('0x')) return { kind: 'number', number: quantity.parse(value, where) };
+    if (typeof value === 'string' && value.startsWith('0x')) return { kind: 'number', number: uint64.parse(value, where) };
     return fail(where, `expected a block number or one of latest, earliest, pending, safe, finalized; got ${describe(value)}`);
   },
 };
 
-/** QUANTITY|TAG|EIP-1898 object: every state-reading method. */
+/** A block hash given bare where a block number, tag or hash may stand: exactly 32 bytes of hex, as geth reads it. */
+const BARE_HASH_RE = /^0x[0-9a-fA-F]{64}$/;
+
+/** QUANTITY|TAG|hash|EIP-1898 object: every state-reading method. */
 export const blockId: Codec<BlockRef> = {
   type: 'block id',
   parse(value, where) {
@@ -148,6 +163,8 @@ export const blockId: Codec<BlockRef> = {
       if (o.blockNumber !== undefined) return blockNumberOrTag.parse(o.blockNumber, `${where}.blockNumber`);
       return fail(where, 'block object needs blockHash or blockNumber');
     }
+    // BlockNumberOrTagOrHash: a 66-character string is a block hash (geth and anvil read it so).
+    if (typeof value === 'string' && BARE_HASH_RE.test(value)) return { kind: 'hash', hash: decodeHex(value), requireCanonical: false };
     return blockNumberOrTag.parse(value, where);
   },
 };

@@ -1,12 +1,12 @@
 /** Structured param codecs shared by several namespaces: transaction requests and state overrides. */
 import type { AccountOverride, StateOverrides, TxRequest } from '../chain/types.js';
-import { address, arrayOf, bytesN, data, hash32, optional, quantity, record, struct, uint, type Codec } from './codecs.js';
+import { address, arrayOf, bytesN, data, hash32, optional, quantity, record, struct, uint, uint64, type Codec } from './codecs.js';
 import { invalidParams } from './errors.js';
 
 const accessListEntry = struct({ address, storageKeys: optional(arrayOf(hash32), []) }, 'access list entry');
 
 const authorization = struct(
-  { chainId: quantity, address, nonce: quantity, yParity: quantity, r: quantity, s: quantity },
+  { chainId: quantity, address, nonce: uint64, yParity: quantity, r: quantity, s: quantity },
   'authorization',
 );
 
@@ -14,12 +14,12 @@ const txArgs = struct(
   {
     from: optional(address),
     to: optional(address),
-    gas: optional(quantity),
+    gas: optional(uint64),
     gasPrice: optional(quantity),
     maxFeePerGas: optional(quantity),
     maxPriorityFeePerGas: optional(quantity),
     value: optional(quantity),
-    nonce: optional(quantity),
+    nonce: optional(uint64),
     data: optional(data),
     input: optional(data),
     type: optional(uint),
@@ -56,7 +56,7 @@ const slotMap = record(hash32, hash32);
 const accountOverride: Codec<AccountOverride> = struct(
   {
     balance: optional(quantity),
-    nonce: optional(quantity),
+    nonce: optional(uint64),
     code: optional(data),
     state: optional(slotMap),
     stateDiff: optional(slotMap),

@@ -9,7 +9,7 @@ export interface StructLoggerOptions {
   disableStack: boolean;
   disableStorage: boolean;
   enableReturnData: boolean;
-  /** geth's `limit`: stop recording once the encoded logs exceed this many bytes (0 = unlimited). */
+  /** geth's `limit`: record at most this many steps (0 = unlimited). */
   limit: number;
 }
 
@@ -220,7 +220,7 @@ export function parseTraceConfig(raw: unknown): TraceConfig {
     limit: 0,
   };
   if (f.limit !== undefined && f.limit !== null) {
-    if (typeof f.limit !== 'number' || !Number.isSafeInteger(f.limit)) invalid('trace config: option "limit" must be an integer');
+    if (typeof f.limit !== 'number' || !Number.isSafeInteger(f.limit) || f.limit < 0) invalid('trace config: option "limit" must be a non-negative integer');
     structOptions.limit = f.limit;
   }
 

@@ -16,7 +16,6 @@ interface PendingSload {
 
 export class StructLogger implements Tracer {
   private readonly logs: Entry[] = [];
-  private size = 0;
   /** Storage slots seen so far, per contract (geth keeps them for the whole transaction). */
   private readonly storage = new Map<string, Map<string, string>>();
   private pendingSload: PendingSload | undefined;
@@ -35,7 +34,8 @@ export class StructLogger implements Tracer {
       if (stack.length > 0) this.fillSload(pending, hashHex(stack[stack.length - 1]));
     }
     const opts = this.opts;
-    if (opts.limit !== 0 && this.size > opts.limit) return;
+    // geth's `limit`: the number of steps recorded (0 = all).
+    if (opts.limit !== 0 && this.logs.length >= opts.limit) return;
 
     const code = step.opcode.code;
     const entry: Entry = { pc: step.pc, op: opName(code), gas: Number(step.gasLeft), gasCost: Number(cost), depth: frame.depth };
@@ -74,7 +74,6 @@ export class StructLogger implements Tracer {
       }
     }
     if (step.gasRefund !== 0n) entry.refund = Number(step.gasRefund);
-    if (opts.limit !== 0) this.size += JSON.stringify(entry).length;
     this.logs.push(entry);
     this.lastEntryStep = step;
   }

@@ -63,13 +63,14 @@ describe('fork disk cache', () => {
 
   test('another fork block does not share the cache', async () => {
     calls = 0;
-    const f = await startTestNode({ fork: forkOf(up, { cacheDir: dir, chainId: 984n, blockNumber: up.forkBlock - 1n }) });
+    // Two blocks back: before the funded accounts' balances were set (a cheat at head N is block N's state).
+    const f = await startTestNode({ fork: forkOf(up, { cacheDir: dir, chainId: 984n, blockNumber: up.forkBlock - 2n }) });
     try {
       assert.equal(await f.rpc('eth_getBalance', [up.funded[2], 'latest']), '0x0');
       assert.ok(calls > 0);
     } finally {
       await f.close();
     }
-    assert.ok(existsSync(join(dir, 'chain-984', `block-${up.forkBlock - 1n}.jsonl`)));
+    assert.ok(existsSync(join(dir, 'chain-984', `block-${up.forkBlock - 2n}.jsonl`)));
   });
 });

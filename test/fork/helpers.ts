@@ -58,7 +58,7 @@ export async function startUpstream(options: StartOptions = {}): Promise<Upstrea
     await node.rpc('anvil_setBalance', [a, '0x' + (1000n * BigInt(i)).toString(16)]);
     funded.push(a);
   }
-  // Mined after the balances so the fork block holds them.
+  // Set at the head, so that block and every later one (the fork block among them) hold them.
   await node.rpc('evm_mine', []);
   const forkBlock = BigInt(await node.rpc<string>('eth_blockNumber'));
   return { node, token: t.address, storage: s.address, probe: p.address, deployTx: t.receipt.transactionHash, forkBlock, funded };

@@ -80,9 +80,11 @@ describe('JSON-RPC envelope', () => {
     assert.equal(notes.text, '');
   });
 
-  test('web3_clientVersion is <client>/<version>/<os-arch>/<runtime>', async () => {
+  test('web3_clientVersion leads with the anvil token, then <client>/<version>/<os-arch>/<runtime>', async () => {
     const v = await n.rpc<string>('web3_clientVersion');
-    assert.match(v, /^node-rpc\/v\d+\.\d+\.\d+\/[a-z0-9]+-[a-z0-9]+\/node-v\d+\.\d+\.\d+$/);
+    assert.match(v, /^anvil\/v1\.7\.1 node-rpc\/v\d+\.\d+\.\d+\/[a-z0-9]+-[a-z0-9]+\/node-v\d+\.\d+\.\d+$/);
+    // hardhat-network-helpers' gate, verbatim in spirit: the lowercase string starts with one of three tokens.
+    assert.ok(['hardhatnetwork', 'zksync', 'anvil'].some((t) => v.toLowerCase().startsWith(t)));
   });
 
   test('web3_sha3 is keccak-256 and validates hex', async () => {

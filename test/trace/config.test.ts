@@ -54,7 +54,7 @@ test('invalid configs are rejected with -32602 naming the culprit', () => {
   rejects({ tracer: 42 }, /"tracer" must be a string/);
   rejects({ disableMemory: true }, /unknown option "disableMemory"/);
   rejects({ enableMemory: 'yes' }, /"enableMemory" must be a boolean/);
-  rejects({ limit: 1.5 }, /"limit" must be an integer/);
+  rejects({ limit: 1.5 }, /"limit" must be a non-negative integer/);
   rejects({ timeout: 'soon' }, /invalid duration "soon"/);
   rejects({ timeout: 10 }, /"timeout" must be a duration string/);
   rejects({ tracer: 'callTracer', tracerConfig: { onlyTopCalls: true } }, /callTracer: unknown option "onlyTopCalls"/);

@@ -12,7 +12,7 @@ import type { DevNode } from '../../chain/node.js';
 import { applyState, decodeStateBlob, dumpState, encodeStateBlob, parseState } from '../../chain/stateFile.js';
 import { formatBlock } from '../../format/block.js';
 import { addr, hex, qty } from '../../format/hex.js';
-import { address, bool, data, hash32, optional, quantity, type Codec } from '../codecs.js';
+import { address, bool, data, hash32, optional, quantity, uint64, type Codec } from '../codecs.js';
 import { invalidParams } from '../errors.js';
 import { txRequest } from '../params.js';
 import { method, type MethodDef } from '../registry.js';
@@ -128,7 +128,7 @@ const forkUrl: Codec<string> = {
 
 const secondsToMs = (s: bigint): number => Number(s) * 1000;
 
-export function devMethods(node: DevNode, version: string): MethodDef[] {
+export function devMethods(node: DevNode, version: string, client: string): MethodDef[] {
   const headTimestamp = () => node.head.block.header.timestamp;
   const checkCount = (n: bigint, where: string) => {
     if (n > BigInt(MAX_MINE_COUNT)) throw invalidParams(`invalid argument ${where}: at most ${MAX_MINE_COUNT} blocks per call`);
@@ -276,7 +276,7 @@ export function devMethods(node: DevNode, version: string): MethodDef[] {
       await node.inOrder(() => (node.nextBaseFeeOverride = wei));
       return null;
     }, { aliases: ['hardhat_setNextBlockBaseFeePerGas'] }),
-    method('evm_setBlockGasLimit', [quantity], async (gas) => {
+    method('evm_setBlockGasLimit', [uint64], async (gas) => {
       if (gas < 21_000n) throw invalidParams('invalid argument 0: the block gas limit must be at least 21000');
       await node.inOrder(() => (node.blockGasLimit = gas));
       return true;
@@ -381,7 +381,7 @@ export function devMethods(node: DevNode, version: string): MethodDef[] {
       }
       const head = node.head;
       return {
-        clientVersion: `node-rpc/v${version}`,
+        clientVersion: client,
         chainId: Number(node.config.chainId),
         instanceId: node.instanceId,
         latestBlockNumber: Number(head.number),

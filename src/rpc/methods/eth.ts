@@ -8,14 +8,14 @@ import { formatBlock } from '../../format/block.js';
 import { addr, hex, qty } from '../../format/hex.js';
 import { formatReceipt } from '../../format/receipt.js';
 import { formatMinedTx, formatTx, PENDING } from '../../format/tx.js';
-import { address, arrayOf, blockId, blockNumberOrTag, bool, data, hash32, json, optional, quantity, uint, type Codec } from '../codecs.js';
+import { address, blockId, blockNumberOrTag, bool, data, hash32, json, optional, uint, type Codec } from '../codecs.js';
 import { invalidParams } from '../errors.js';
 import { stateOverrides, txRequest } from '../params.js';
 import { method, type MethodDef } from '../registry.js';
 
 const latest = optional(blockId, LATEST);
 
-/** A storage key as geth takes it: hex of at most 32 bytes, leading zeros allowed ("0x0", or a full 32-byte slot). */
+/** A storage key as geth takes it: hex of at most 32 bytes, leading zeros allowed ("0x0", "0x02", or a full 32-byte slot). */
 const storageKey: Codec<bigint> = {
   type: 'storage key',
   parse(value, where) {
@@ -23,6 +23,15 @@ const storageKey: Codec<bigint> = {
       throw invalidParams(`invalid argument ${where}: expected a hex storage key of at most 32 bytes, got ${JSON.stringify(value)}`);
     }
     return BigInt(value);
+  },
+};
+
+/** eth_getProof's keys: each as given is kept, since geth echoes a 32-byte key in full and any shorter one as a QUANTITY. */
+const proofKeys: Codec<Array<{ slot: bigint; full: boolean }>> = {
+  type: 'storage keys',
+  parse(value, where) {
+    if (!Array.isArray(value)) throw invalidParams(`invalid argument ${where}: expected an array of storage keys, got ${value === null ? 'null' : typeof value}`);
+    return value.map((k, i) => ({ slot: storageKey.parse(k, `${where}[${i}]`), full: (k as string).length === 66 }));
   },
 };
 
@@ -100,9 +109,8 @@ export function ethMethods(node: DevNode): MethodDef[] {
       return hex(await node.getStorageAt(a, slot, b));
     }),
     /** EIP-1186 account and storage proof against the block's state root. */
-    method('eth_getProof', [address, arrayOf(quantity), latest], async (a, slots, b) => {
-      if (slots.some((s) => s >= 1n << 256n)) throw invalidParams('invalid argument 1: storage key exceeds 32 bytes');
-      const p = await node.getProof(a, slots, b);
+    method('eth_getProof', [address, proofKeys, latest], async (a, keys, b) => {
+      const p = await node.getProof(a, keys.map((k) => k.slot), b);
       return {
         address: p.address,
         accountProof: p.accountProof,
@@ -110,7 +118,8 @@ export function ethMethods(node: DevNode): MethodDef[] {
         codeHash: p.codeHash,
         nonce: p.nonce,
         storageHash: p.storageHash,
-        storageProof: p.storageProof.map((s) => ({ key: s.key, value: s.value, proof: s.proof })),
+        // Values are QUANTITYs (geth, anvil); a key is echoed in full when given in full, else as a QUANTITY.
+        storageProof: p.storageProof.map((s, i) => ({ key: keys[i].full ? s.key : qty(keys[i].slot), value: qty(s.value === '0x' ? 0n : BigInt(s.value)), proof: s.proof })),
       };
     }),
 
