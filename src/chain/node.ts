@@ -10,10 +10,11 @@ import { getActivePrecompiles, type EVMMockBlockchainInterface } from '@ethereum
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { CacheType, Caches, MerkleStateManager, getMerkleStateProof, type Proof } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Account, Address, KECCAK256_RLP, bytesToHex, createAddressFromString, equalsBytes, setLengthLeft } from '@ethereumjs/util';
+import { Account, Address, KECCAK256_RLP, bytesToHex, createAddressFromString, createZeroAddress, equalsBytes, setLengthLeft } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { deriveAccounts, type DevAccount } from './accounts.js';
 import { makeCommon } from './common.js';
+import { forkConfig, type ForkConfig } from './forkConfig.js';
 import { ConsoleWatch } from './console.js';
 import { GWEI, type ChainConfig } from './config.js';
 import { ChainError } from './errors.js';
@@ -347,6 +348,20 @@ export class DevNode {
     });
   }
 
+  /** Account fields and code of `address` at `ref` (eth_getAccount, eth_getAccountInfo); pending writes flushed so the storage root is current. */
+  async getAccountAndCode(address: Address, ref: BlockRef): Promise<{ account: Account; code: Uint8Array }> {
+    return this.withState(ref, async (sm) => {
+      await sm.flush();
+      return { account: (await sm.getAccount(address)) ?? new Account(), code: await sm.getCode(address) };
+    });
+  }
+
+  /** EIP-7910's description of the fork this chain runs, from its first local block. */
+  forkConfig(): ForkConfig {
+    const first = this.store.byNumber(this.store.base) ?? this.head;
+    return forkConfig(this.common, this.config.hardfork, first.block.hash(), first.block.header.timestamp);
+  }
+
   // ---------------------------------------------------------------- fees
 
   /** Base fee of the next block. */
@@ -434,6 +449,11 @@ export class DevNode {
     const key = this.keyOf(req.from);
     const filled = await this.fill(req);
     return unsignedTx(filled, this.common).sign(key.privateKey);
+  }
+
+  /** eth_fillTransaction: the request with nonce, fees, gas and chain id filled, unsigned. */
+  async fillTransaction(req: TxRequest): Promise<TypedTransaction> {
+    return unsignedTx(await this.fill({ ...req, from: req.from ?? createZeroAddress() }), this.common, false);
   }
 
   /** The dev account for `from`, or geth's `unknown account`. */

@@ -270,6 +270,8 @@ export function debugMethods(node: DevNode): MethodDef[] {
   };
 
   return [
+    /** Blocks this node rejected: it builds every block itself, so there are none. */
+    method('debug_getBadBlocks', [], () => []),
     // ------------------------------------------------------------ tracing
     /** Re-execute a mined transaction at its position in its block under a tracer (default: struct logs). */
     method('debug_traceTransaction', [hash32, traceConfig], async (hash, config) => {

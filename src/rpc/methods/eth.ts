@@ -1,5 +1,6 @@
 /** eth_* methods: thin adapters from validated params to the node, and from chain objects to JSON. */
-import { bytesToHex } from '@ethereumjs/util';
+import { bytesToHex, createZeroAddress, type Address } from '@ethereumjs/util';
+import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { DevNode } from '../../chain/node.js';
 import { signMessage, signTypedData } from '../../chain/signing.js';
 import { parseTypedData } from '../../chain/typedData.js';
@@ -14,6 +15,7 @@ import { stateOverrides, txRequest } from '../params.js';
 import { method, type MethodDef } from '../registry.js';
 
 const latest = optional(blockId, LATEST);
+const ZERO_ADDRESS = createZeroAddress();
 
 /** A storage key as geth takes it: hex of at most 32 bytes, leading zeros allowed ("0x0", "0x02", or a full 32-byte slot). */
 const storageKey: Codec<bigint> = {
@@ -32,6 +34,25 @@ const proofKeys: Codec<Array<{ slot: bigint; full: boolean }>> = {
   parse(value, where) {
     if (!Array.isArray(value)) throw invalidParams(`invalid argument ${where}: expected an array of storage keys, got ${value === null ? 'null' : typeof value}`);
     return value.map((k, i) => ({ slot: storageKey.parse(k, `${where}[${i}]`), full: (k as string).length === 66 }));
+  },
+};
+
+/** Most slots one eth_getStorageValues may read (geth's cap). */
+const MAX_STORAGE_VALUES = 1024;
+
+/** eth_getStorageValues' requests: `{ address: [slot, …] }`, addresses kept as given for the answer. */
+const storageRequests: Codec<Array<{ key: string; address: Address; slots: bigint[] }>> = {
+  type: 'storage requests',
+  parse(value, where) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidParams(`invalid argument ${where}: expected an object mapping addresses to lists of storage keys`);
+    let total = 0;
+    return Object.entries(value as Record<string, unknown>).map(([key, slots]) => {
+      const a = address.parse(key, `${where} key ${JSON.stringify(key)}`);
+      if (!Array.isArray(slots)) throw invalidParams(`invalid argument ${where}.${key}: expected a list of storage keys`);
+      total += slots.length;
+      if (total > MAX_STORAGE_VALUES) throw invalidParams(`invalid argument ${where}: too many slots (max ${MAX_STORAGE_VALUES})`);
+      return { key, address: a, slots: slots.map((k, i) => storageKey.parse(k, `${where}.${key}[${i}]`)) };
+    });
   },
 };
 
@@ -81,6 +102,12 @@ export function ethMethods(node: DevNode): MethodDef[] {
     method('eth_accounts', [], () => node.accounts.map((a) => addr(a.address))),
     method('eth_requestAccounts', [], () => node.accounts.map((a) => addr(a.address))),
     method('eth_protocolVersion', [], () => '0x41'),
+    /** EIP-7910: the fork this chain runs (from genesis; no later fork is scheduled). */
+    method('eth_config', [], () => {
+      const c = node.forkConfig();
+      const current = { activationTime: c.activationTime, blobSchedule: c.blobSchedule, chainId: qty(c.chainId), forkId: hex(c.forkId), precompiles: c.precompiles, systemContracts: c.systemContracts };
+      return { current, next: null, last: null };
+    }),
 
     // ------------------------------------------------------------ fees
     /** Next base fee plus the suggested tip, never below the gas price floor (7 gwei by default). */
@@ -107,6 +134,22 @@ export function ethMethods(node: DevNode): MethodDef[] {
     method('eth_getStorageAt', [address, storageKey, latest], async (a, slot, b) => {
       if (slot >= 1n << 256n) throw invalidParams('invalid argument 1: storage slot exceeds 32 bytes');
       return hex(await node.getStorageAt(a, slot, b));
+    }),
+    /** Balance, nonce and code in one call (anvil; forge and cast ask this first). */
+    method('eth_getAccountInfo', [address, latest], async (a, b) => {
+      const { account, code } = await node.getAccountAndCode(a, b);
+      return { balance: qty(account.balance), nonce: qty(account.nonce), code: hex(code) };
+    }),
+    /** The account's trie fields (geth): nonce, balance, storage root and code hash. */
+    method('eth_getAccount', [address, latest], async (a, b) => {
+      const { account } = await node.getAccountAndCode(a, b);
+      return { nonce: qty(account.nonce), balance: qty(account.balance), storageRoot: hex(account.storageRoot), codeHash: hex(account.codeHash) };
+    }),
+    /** Many slots of many accounts at one block: `{ address: [values] }`, 32-byte values. */
+    method('eth_getStorageValues', [storageRequests, latest], async (requests, b) => {
+      const out: Record<string, string[]> = {};
+      for (const r of requests) out[r.key] = await Promise.all(r.slots.map(async (slot) => hex(await node.getStorageAt(r.address, slot, b))));
+      return out;
     }),
     /** EIP-1186 account and storage proof against the block's state root. */
     method('eth_getProof', [address, proofKeys, latest], async (a, keys, b) => {
@@ -168,6 +211,13 @@ export function ethMethods(node: DevNode): MethodDef[] {
     method('eth_sendTransaction', [txRequest], async (req) => {
       if (!req.from) throw invalidParams('invalid argument 0: missing "from"');
       return hex(await node.sendTransaction(req));
+    }),
+    /** The request with nonce, fees, gas and chain id filled in, unsigned: `{ raw, tx }` (geth, anvil). */
+    method('eth_fillTransaction', [txRequest], async (req) => {
+      const tx = await node.fillTransaction(req);
+      const raw = tx.serialize();
+      // Unsigned, so its hash is that of the encoding with an empty signature (anvil's answer).
+      return { raw: hex(raw), tx: formatTx(tx, req.from ?? ZERO_ADDRESS, hex(keccak_256(raw)), PENDING) };
     }),
     method('eth_signTransaction', [txRequest], async (req) => {
       if (!req.from) throw invalidParams('invalid argument 0: missing "from"');

@@ -1,0 +1,50 @@
+/**
+ * An unmodified Hardhat 2 project (test/hardhat/project: hardhat-ethers, chai matchers, network
+ * helpers) runs its mocha tests against `node-rpc dev`, exactly as `npx hardhat test --network …`
+ * does for a user. Compiled with the repository's solc-js; nothing is downloaded.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { startCli, type CliNode } from '../support/cli.js';
+
+const PROJECT = fileURLToPath(new URL('../../../test/hardhat/project', import.meta.url));
+const HARDHAT = fileURLToPath(new URL('../../../node_modules/hardhat/internal/cli/bootstrap.js', import.meta.url));
+
+function hardhatTest(url: string): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [HARDHAT, 'test', '--network', 'noderpc'],
+      { cwd: PROJECT, timeout: 180_000, env: { ...process.env, NODE_RPC_URL: url, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true', FORCE_COLOR: '0', NO_COLOR: '1' } },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+    );
+  });
+}
+
+describe('a Hardhat 2 project against node-rpc', () => {
+  let node: CliNode;
+  before(async () => {
+    node = await startCli([]);
+  });
+  after(async () => node?.stop());
+
+  test('its tests pass: loadFixture, time, mine, setBalance, impersonation, setStorageAt, snapshots, chai matchers after cheats', async () => {
+    const r = await hardhatTest(node.url);
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /8 passing/, r.out);
+    assert.doesNotMatch(r.out, /failing/);
+  });
+
+  test('the helpers refuse a node whose client version names no development network (so the first test is meaningful)', async () => {
+    const other = await startCli(['--client-version', 'node-rpc/v0.1.0/linux-x64/node-v20']);
+    try {
+      const r = await hardhatTest(other.url);
+      assert.notEqual(r.code, 0);
+      assert.match(r.out, /This helper can only be used with Hardhat Network/);
+    } finally {
+      await other.stop();
+    }
+  });
+});
