@@ -15,6 +15,7 @@ import { createVM, type VM } from '@ethereumjs/vm';
 import { deriveAccounts, type DevAccount } from './accounts.js';
 import { makeCommon } from './common.js';
 import { forkConfig, type ForkConfig } from './forkConfig.js';
+import { simulate, type SimBlock, type SimBlockSpec, type SimOptions } from './simulate.js';
 import { ConsoleWatch } from './console.js';
 import { GWEI, type ChainConfig } from './config.js';
 import { ChainError } from './errors.js';
@@ -403,6 +404,12 @@ export class DevNode {
 
   async createAccessList(req: TxRequest, ref: BlockRef): Promise<exec.AccessListResult> {
     return this.withVm(ref, (vm, at) => withPrefetch(vm.stateManager, () => exec.createAccessList(vm, this.callBlock(at.block, req), req, this.precompiles)));
+  }
+
+  /** eth_simulateV1: blocks of calls on a private copy of the state at `ref`; nothing reaches the chain. */
+  async simulate(specs: SimBlockSpec[], opts: SimOptions, ref: BlockRef): Promise<SimBlock[]> {
+    const { vm, at } = await this.vmFor(ref);
+    return simulate(vm, at.block, specs, opts);
   }
 
   /**

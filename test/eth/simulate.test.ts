@@ -1,0 +1,135 @@
+/**
+ * eth_simulateV1 through viem's simulateBlocks / simulateCalls and raw JSON-RPC: calls that see
+ * each other, block and state overrides, validation errors, transfer tracing, gaps, and a chain
+ * left untouched.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createPublicClient, encodeFunctionData, http, parseEther, type Address, type Hex } from 'viem';
+import { ADDRS, artifact, startTestNode, type TestNode } from '../support/node.js';
+
+const [A0, A1] = ADDRS as readonly Address[];
+const POOR = '0x00000000000000000000000000000000000005e1' as Address;
+
+describe('eth_simulateV1', () => {
+  let n: TestNode;
+  let storage: Address;
+  let caller: Address;
+  let client: ReturnType<typeof createPublicClient>;
+  const deploy = async (name: string) => (await n.rpc('eth_getTransactionReceipt', [await n.rpc('eth_sendTransaction', [{ from: A0, data: artifact(name).bytecode }])])).contractAddress as Address;
+
+  before(async () => {
+    n = await startTestNode();
+    storage = await deploy('Storage');
+    caller = await deploy('Caller');
+    client = createPublicClient({ transport: http(n.url) });
+  });
+  after(async () => n?.close());
+
+  test('viem simulateBlocks: calls see each other, block and state overrides apply, nothing is kept', async () => {
+    const head = await n.rpc('eth_blockNumber');
+    const balance = await n.rpc('eth_getBalance', [A1, 'latest']);
+    const abi = artifact('Storage').abi;
+    const blocks = await client.simulateBlocks({
+      blocks: [
+        {
+          stateOverrides: [{ address: POOR, balance: parseEther('2') }],
+          calls: [
+            { account: A0, to: storage, data: encodeFunctionData({ abi, functionName: 'set', args: [42n] }) },
+            { account: A0, to: storage, data: encodeFunctionData({ abi, functionName: 'number' }) },
+            { account: POOR, to: A1, value: parseEther('1') },
+          ],
+        },
+        { blockOverrides: { time: 4_000_000_000n }, calls: [{ account: A0, to: storage, data: encodeFunctionData({ abi, functionName: 'number' }) }] },
+      ],
+    });
+    assert.equal(blocks.length, 2);
+    const [first, second] = blocks as [(typeof blocks)[0], (typeof blocks)[0]];
+    assert.equal(first.number, BigInt(head) + 1n);
+    assert.deepEqual(first.calls.map((c) => c.status), ['success', 'success', 'success']);
+    assert.equal(first.calls[1]!.data, '0x' + (42n).toString(16).padStart(64, '0'));
+    assert.equal(second.number, BigInt(head) + 2n);
+    assert.equal(second.timestamp, 4_000_000_000n);
+    assert.equal(second.parentHash, first.hash);
+    assert.equal(second.calls[0]!.data, '0x' + (42n).toString(16).padStart(64, '0'), 'state carries over between blocks');
+    // A block asked for at head+10 comes after empty blocks filling the gap (as geth answers).
+    const gap = await n.rpc('eth_simulateV1', [{ blockStateCalls: [{ blockOverrides: { number: '0x' + (BigInt(head) + 10n).toString(16) }, calls: [{ from: A0, to: A1 }] }] }]);
+    assert.deepEqual(gap.map((b: { number: string }) => BigInt(b.number)), Array.from({ length: 10 }, (_, i) => BigInt(head) + 1n + BigInt(i)));
+    assert.deepEqual(gap.map((b: { calls: unknown[] }) => b.calls.length), [0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+    assert.equal(await n.rpc('eth_blockNumber'), head);
+    assert.equal(await n.rpc('eth_getBalance', [A1, 'latest']), balance);
+    assert.equal(await n.rpc('eth_getStorageAt', [storage, '0x0', 'latest']), '0x' + '0'.repeat(64));
+  });
+
+  test('reverts and EVM errors are per-call results with the spec codes', async () => {
+    const caller2 = artifact('Caller').abi;
+    const callee = await deploy('Callee');
+    const [block] = await n.rpc('eth_simulateV1', [
+      {
+        blockStateCalls: [
+          {
+            calls: [
+              { from: A0, to: callee, input: encodeFunctionData({ abi: artifact('Callee').abi, functionName: 'fail' }) },
+              { from: A0, to: caller, input: encodeFunctionData({ abi: caller2, functionName: 'tryFail', args: [callee] }), gas: '0x5800' },
+              { from: A0, to: A1, value: '0x1' },
+            ],
+          },
+        ],
+      },
+    ]);
+    const [reverted, oog, ok] = block.calls;
+    assert.equal(reverted.status, '0x0');
+    assert.equal(reverted.error.code, 3);
+    assert.equal(reverted.error.message, 'execution reverted: callee failed');
+    assert.equal(reverted.error.data, reverted.returnData);
+    assert.equal(oog.status, '0x0');
+    assert.equal(oog.error.code, -32015);
+    assert.match(oog.error.message, /^vm execution error: out of gas/);
+    assert.equal(ok.status, '0x1');
+    assert.deepEqual(ok.logs, []);
+  });
+
+  test('traceTransfers: ether transfers as Transfer logs of 0xeeee…, in order with real logs', async () => {
+    const [block] = await n.rpc('eth_simulateV1', [
+      {
+        traceTransfers: true,
+        blockStateCalls: [{ calls: [{ from: A0, to: caller, value: '0x5', input: encodeFunctionData({ abi: artifact('Caller').abi, functionName: 'deployPlain' }) }] }],
+      },
+    ]);
+    const logs = block.calls[0].logs as Array<{ address: string; topics: Hex[]; data: Hex; logIndex: string }>;
+    assert.equal(logs.length, 3);
+    const pad = (a: string) => '0x' + a.slice(2).toLowerCase().padStart(64, '0');
+    assert.equal(logs[0].address, '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee');
+    assert.deepEqual(logs[0].topics.slice(1), [pad(A0), pad(caller)]);
+    assert.equal(BigInt(logs[0].data), 5n);
+    assert.equal(logs[1].address, '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee');
+    assert.equal(logs[1].topics[1], pad(caller));
+    assert.equal(logs[2].address, caller.toLowerCase(), 'Deployed(child) after the child was created');
+    assert.equal(logs[2].data, logs[1].topics[2], 'the event names the child the value went to');
+    assert.deepEqual(logs.map((l) => l.logIndex), ['0x0', '0x1', '0x2']);
+  });
+
+  test('validation: nonce, funds, base fee and order errors are the spec codes; full transactions on request', async () => {
+    const err = async (payload: unknown) => (await n.raw('eth_simulateV1', [payload])).error;
+    const nonce = BigInt(await n.rpc('eth_getTransactionCount', [A0, 'latest']));
+    assert.equal((await err({ validation: true, blockStateCalls: [{ calls: [{ from: A0, to: A1, nonce: '0x' + (nonce - 1n).toString(16) }] }] }))?.code, -38010);
+    assert.equal((await err({ validation: true, blockStateCalls: [{ calls: [{ from: A0, to: A1, nonce: '0x' + (nonce + 3n).toString(16) }] }] }))?.code, -38011);
+    assert.equal((await err({ validation: true, blockStateCalls: [{ calls: [{ from: POOR, to: A1, value: '0x1' }] }] }))?.code, -38014);
+    assert.equal((await err({ validation: true, blockStateCalls: [{ calls: [{ from: A0, to: A1, maxFeePerGas: '0x1' }] }] }))?.code, -38012);
+    assert.equal((await err({ blockStateCalls: [{ calls: [{ from: A0, to: A1, gas: '0x100' }] }] }))?.code, -38013);
+    assert.equal((await err({ blockStateCalls: [{ blockOverrides: { number: '0x1' } }] }))?.code, -38020);
+    assert.equal((await err({ blockStateCalls: [{}, { blockOverrides: { time: '0x1' } }] }))?.code, -38021);
+    assert.equal((await err({ blockStateCalls: [] }))?.code, -32602);
+    assert.equal((await err({ blockStateCalls: [{ calls: [{ from: 'nope' }] }] }))?.code, -32602);
+    // Without validation a poor sender still runs, as eth_call does.
+    const [ok] = await n.rpc('eth_simulateV1', [{ returnFullTransactions: true, blockStateCalls: [{ calls: [{ from: POOR, to: A1 }] }] }]);
+    assert.equal(ok.calls[0].status, '0x1');
+    assert.equal(ok.transactions[0].from, POOR);
+    assert.equal(ok.baseFeePerGas, '0x0', 'no base fee without validation');
+  });
+
+  test('viem simulateCalls', async () => {
+    const { results } = await client.simulateCalls({ account: A0, calls: [{ to: A1, value: 1n }, { to: storage, abi: artifact('Storage').abi, functionName: 'number' }] });
+    assert.deepEqual(results.map((r) => r.status), ['success', 'success']);
+  });
+});
