@@ -19,7 +19,6 @@ export function formatReceipt(t: MinedTx): object {
     transactionIndex: qty(t.index),
     blockHash: t.block.hashHex,
     blockNumber: qty(t.block.number),
-    blockTimestamp: qty(t.block.block.header.timestamp),
     gasUsed: qty(r.gasUsed),
     effectiveGasPrice: qty(r.effectiveGasPrice),
     from: addr(t.from),
