@@ -63,6 +63,18 @@ export const uint: Codec<number> = {
   },
 };
 
+/** A count given as a JSON integer or a QUANTITY (OpenEthereum's `after`/`count`, hardhat's numbers). */
+export const count: Codec<number> = {
+  type: 'number or QUANTITY',
+  parse(value, where) {
+    if (typeof value === 'number') {
+      if (!Number.isSafeInteger(value) || value < 0) return fail(where, `expected a non-negative integer, got ${value}`);
+      return value;
+    }
+    return uint.parse(value, where);
+  },
+};
+
 /** DATA: 0x-prefixed even-length hex → bytes. */
 export const data: Codec<Uint8Array> = {
   type: 'DATA',

@@ -31,7 +31,9 @@ export type TracerSpec =
   | { name: 'prestateTracer'; options: PrestateTracerOptions }
   | { name: '4byteTracer' }
   | { name: 'noopTracer' }
-  | { name: 'muxTracer'; tracers: Array<{ key: string; spec: TracerSpec }> };
+  | { name: 'muxTracer'; tracers: Array<{ key: string; spec: TracerSpec }> }
+  /** OpenEthereum's flat traces (trace_* methods only; not a debug_trace* tracer name). */
+  | { name: 'parity' };
 
 /** A validated trace configuration. */
 export interface TraceConfig {

@@ -15,12 +15,15 @@ import { TraceDriver, TraceTimeoutError, type Tracer } from './driver.js';
 import { FourByteTracer } from './fourByteTracer.js';
 import { MuxTracer } from './muxTracer.js';
 import { NoopTracer } from './noopTracer.js';
+import { ParityTracer } from './parityTracer.js';
 import { PrestateTracer } from './prestateTracer.js';
 import { StructLogger } from './structLogger.js';
 
 export { parseTraceConfig, parseGoDuration, DEFAULT_TIMEOUT_MS } from './config.js';
 export type { TraceConfig, TracerSpec, StructLoggerOptions, CallTracerOptions, PrestateTracerOptions } from './config.js';
 export { unpackRevert } from './callTracer.js';
+export type { ParityTrace } from './parityTracer.js';
+export { parityStateDiff } from './parityStateDiff.js';
 
 export interface TraceRun {
   /** State positioned just before this transaction / call. */
@@ -70,6 +73,8 @@ function buildTracer(spec: TracerSpec, target: TraceRun): Tracer {
     }
     case 'noopTracer':
       return new NoopTracer();
+    case 'parity':
+      return new ParityTracer();
     case 'muxTracer':
       return new MuxTracer(spec.tracers.map(({ key, spec: sub }) => ({ key, tracer: buildTracer(sub, target) })));
   }

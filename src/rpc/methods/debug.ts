@@ -162,7 +162,7 @@ async function traceNext(replay: BlockReplay, config: TraceConfig): Promise<unkn
 }
 
 /** Trace every transaction of a block: geth's `[{txHash, result}]` (or `{txHash, error}`). */
-async function traceBlock(node: DevNode, stored: StoredBlock, config: TraceConfig): Promise<Array<Record<string, unknown>>> {
+export async function traceBlock(node: DevNode, stored: StoredBlock, config: TraceConfig): Promise<Array<Record<string, unknown>>> {
   let replay = await BlockReplay.open(node, stored);
   const out: Array<Record<string, unknown>> = [];
   for (let i = 0; i < stored.txs.length; i++) {
@@ -241,6 +241,17 @@ async function traceCallOn(vm: VM, block: Block, req: TxRequest, state: StateOve
   }
 }
 
+/** Trace a mined transaction at its place in its block (used by the trace_ namespace too). */
+export async function traceMinedTx(node: DevNode, t: MinedTx, config: TraceConfig): Promise<unknown> {
+  return traceNext(await BlockReplay.before(node, t), config);
+}
+
+/** Trace a call at a block's state, without overrides (trace_call). */
+export async function traceCallAt(node: DevNode, req: TxRequest, ref: BlockRef, config: TraceConfig): Promise<unknown> {
+  const { vm, at } = await node.vmFor(ref);
+  return traceCallOn(vm, callBlock(node, at.block, req, undefined), req, undefined, config);
+}
+
 // ------------------------------------------------------------------ raw encodings
 
 function receiptRlp(t: MinedTx): Uint8Array {
@@ -275,8 +286,7 @@ export function debugMethods(node: DevNode): MethodDef[] {
     // ------------------------------------------------------------ tracing
     /** Re-execute a mined transaction at its position in its block under a tracer (default: struct logs). */
     method('debug_traceTransaction', [hash32, traceConfig], async (hash, config) => {
-      const t = minedOrThrow(hash);
-      return traceNext(await BlockReplay.before(node, t), config);
+      return traceMinedTx(node, minedOrThrow(hash), config);
     }),
     /**
      * Trace a call at a block (default latest); the config may add `stateOverrides`,
