@@ -97,6 +97,7 @@ export class DevNode {
   /** Polling filters (eth_newFilter and friends). */
   readonly filters = new FilterRegistry(this);
   private readonly lock = new Lock();
+  private readonly senderQueues = new Map<string, Promise<unknown>>();
   private readonly keys = new Map<string, DevAccount>();
   private readonly precompiles: Set<string>;
   /** Transactions waiting for a block. */
@@ -446,9 +447,30 @@ export class DevNode {
   /** Fill, sign with the dev key of `from` (or send unsigned from an impersonated one), and submit. */
   async sendTransaction(req: TxRequest): Promise<Uint8Array> {
     if (req.from && !this.keys.has(req.from.toString())) return this.sendUnsigned(req);
-    const tx = await this.signTransaction(req);
-    const hash = tx.hash();
-    return this.submit({ tx, from: req.from!, hash, hashHex: bytesToHex(hash) });
+    return this.inSenderOrder(req.from, async () => {
+      const tx = await this.signTransaction(req);
+      const hash = tx.hash();
+      return this.submit({ tx, from: req.from!, hash, hashHex: bytesToHex(hash) });
+    });
+  }
+
+  /**
+   * Requests from one sender are filled and submitted one after another, so concurrent ones (a
+   * batch, parallel clients) get consecutive nonces in arrival order.
+   */
+  private inSenderOrder<T>(from: Address | undefined, fn: () => Promise<T>): Promise<T> {
+    if (!from) return fn();
+    const key = from.toString();
+    const run = (this.senderQueues.get(key) ?? Promise.resolve()).then(fn, fn);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.senderQueues.set(key, tail);
+    void tail.then(() => {
+      if (this.senderQueues.get(key) === tail) this.senderQueues.delete(key);
+    });
+    return run;
   }
 
   /** eth_signTransaction: fill missing fields and sign with the dev key of `from`. */
@@ -703,6 +725,52 @@ export class DevNode {
     return true;
   }
 
+  /**
+   * anvil_rollback: drop the last `depth` blocks. Their transactions are gone (not back in the
+   * pool, as in anvil) and their logs are reported removed to filters and subscriptions.
+   */
+  async rollback(depth: bigint): Promise<void> {
+    await this.lock.run(async () => {
+      const head = this.store.headNumber;
+      if (depth > head - this.store.base) throw new ChainError(`depth ${depth} exceeds the ${head - this.store.base} blocks this chain can roll back`, undefined, -32602);
+      if (depth === 0n) return;
+      const target = this.store.byNumber(head - depth)!;
+      await this.rewind(target.number, this.stateRootOf(target));
+    });
+  }
+
+  /**
+   * anvil_reorg: replace the last `depth` blocks with as many new ones, block `i` holding the
+   * transactions given with offset `i` (signed raw ones, or requests signed here or sent as
+   * impersonated senders). A transaction that cannot be included fails the call.
+   */
+  async reorg(depth: bigint, txs: ReadonlyArray<{ tx: Uint8Array | TxRequest; offset: number }>): Promise<void> {
+    if (txs.some((t) => t.offset >= Number(depth))) throw new ChainError(`a transaction's block offset must be below the depth ${depth}`, undefined, -32602);
+    await this.rollback(depth);
+    for (let i = 0; i < Number(depth); i++) {
+      const block: PendingTx[] = [];
+      for (const { tx } of txs.filter((t) => t.offset === i)) block.push(await this.pendingFor(tx, block));
+      await this.lock.run(() => this.mine(block, true));
+    }
+  }
+
+  /** A transaction ready to mine: decoded and recovered, or filled and signed (nonces continue past `earlier`). */
+  private async pendingFor(tx: Uint8Array | TxRequest, earlier: readonly PendingTx[]): Promise<PendingTx> {
+    if (tx instanceof Uint8Array) {
+      const decoded = decodeRawTx(tx, this.common);
+      const hash = decoded.hash();
+      return { tx: decoded, from: recoverSender(decoded), hash, hashHex: bytesToHex(hash) };
+    }
+    const from = tx.from;
+    if (!from) throw new ChainError('missing from address', undefined, -32602);
+    if (!this.keys.has(from.toString()) && !this.isImpersonated(from)) throw new ChainError(`unknown account ${from.toString()}: not a dev account and not impersonated (anvil_impersonateAccount)`);
+    const nonce = tx.nonce ?? (await this.getNonce(from, LATEST)) + BigInt(earlier.filter((p) => p.from.equals(from)).length);
+    const req = { ...tx, nonce };
+    const signed = this.keys.has(from.toString()) ? await this.signTransaction(req) : withFakeSender(await this.fill(req), this.common, from);
+    const hash = signed.hash();
+    return { tx: signed, from, hash, hashHex: bytesToHex(hash) };
+  }
+
   /** Drop every block above `n` and reset the live state to `stateRoot` (caller holds the lock). */
   private async rewind(n: bigint, stateRoot: Uint8Array): Promise<void> {
     const dropped = this.store.truncate(n);
@@ -814,9 +882,11 @@ export class DevNode {
     if (!this.isImpersonated(from) && !this.keys.has(from.toString())) {
       throw new ChainError(`unknown account ${from.toString()}: not a dev account and not impersonated (anvil_impersonateAccount)`);
     }
-    const tx = withFakeSender(await this.fill(req), this.common, from);
-    const hash = tx.hash();
-    return this.submit({ tx, from, hash, hashHex: bytesToHex(hash) });
+    return this.inSenderOrder(from, async () => {
+      const tx = withFakeSender(await this.fill(req), this.common, from);
+      const hash = tx.hash();
+      return this.submit({ tx, from, hash, hashHex: bytesToHex(hash) });
+    });
   }
 
   /**

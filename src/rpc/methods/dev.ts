@@ -9,6 +9,7 @@ import * as cheats from '../../chain/cheats.js';
 import { parseUpstreamUrl } from '../../chain/fork/client.js';
 import { Fork } from '../../chain/fork/fork.js';
 import type { DevNode } from '../../chain/node.js';
+import type { TxRequest } from '../../chain/types.js';
 import { applyState, decodeStateBlob, dumpState, encodeStateBlob, parseState } from '../../chain/stateFile.js';
 import { formatBlock } from '../../format/block.js';
 import { addr, hex, qty } from '../../format/hex.js';
@@ -32,6 +33,19 @@ const count: Codec<bigint> = {
     }
     if (typeof value === 'string' && value.startsWith('0x')) return quantity.parse(value, where);
     throw invalidParams(`invalid argument ${where}: expected a number or a hex QUANTITY, got ${describe(value)}`);
+  },
+};
+
+/** anvil_reorg's `[transaction, blockOffset]` pairs: a raw signed transaction or a request. */
+const reorgPairs: Codec<Array<{ tx: Uint8Array | TxRequest; offset: number }>> = {
+  type: 'list of [transaction, block offset]',
+  parse(value, where) {
+    if (!Array.isArray(value)) throw invalidParams(`invalid argument ${where}: expected a list of [transaction, block offset] pairs, got ${describe(value)}`);
+    return value.map((pair, i) => {
+      if (!Array.isArray(pair) || pair.length !== 2) throw invalidParams(`invalid argument ${where}[${i}]: expected [transaction, block offset]`);
+      const tx = typeof pair[0] === 'string' ? data.parse(pair[0], `${where}[${i}][0]`) : txRequest.parse(pair[0], `${where}[${i}][0]`);
+      return { tx, offset: Number(count.parse(pair[1], `${where}[${i}][1]`)) };
+    });
   },
 };
 
@@ -310,6 +324,16 @@ export function devMethods(node: DevNode, version: string, client: string): Meth
 
     // ------------------------------------------------------------ snapshots and reset
     /** Snapshot id (QUANTITY) to revert to: state, blocks, pool, time and mining settings. */
+    /** Drop the last `depth` blocks (default 1); their logs are reported removed. */
+    method('anvil_rollback', [optional(count)], async (depth) => {
+      await node.rollback(depth ?? 1n);
+      return null;
+    }),
+    /** Replace the last `depth` blocks with new ones holding `[tx, blockOffset]` pairs (raw or request). */
+    method('anvil_reorg', [count, reorgPairs], async (depth, pairs) => {
+      await node.reorg(depth, pairs);
+      return null;
+    }),
     method('evm_snapshot', [], () => qty(node.snapshot()), { aliases: ['anvil_snapshot'] }),
     /** Back to the snapshot; it and later ones are used up. False for unknown ids. */
     method('evm_revert', [count], (id) => node.revert(id), { aliases: ['anvil_revert'] }),
