@@ -64,3 +64,13 @@ export function withFakeSender(req: TxRequest, common: Common, from: Address): T
 
 const hex = (b: Uint8Array): `0x${string}` => ('0x' + Buffer.from(b).toString('hex')) as `0x${string}`;
 const q = (n: bigint): `0x${string}` => `0x${n.toString(16)}`;
+
+/** Give an unsigned transaction the sender and hash it was sent with (state files, restored pools). */
+export function withRecordedSender(tx: TypedTransaction, from: Address, hash: Uint8Array): TypedTransaction {
+  const t = tx as TypedTransaction & Record<string, unknown>;
+  t.getSenderAddress = () => from;
+  t.isSigned = () => true;
+  t.hash = () => hash;
+  t.verifySignature = () => true;
+  return t;
+}

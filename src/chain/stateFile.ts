@@ -12,9 +12,9 @@
  * node untouched. Files are written to a temporary file and renamed over the target, so a crash
  * mid-write never leaves a truncated file.
  */
-import { open, readFile, rename, rm } from 'node:fs/promises';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { createBlockFromRLP } from '@ethereumjs/block';
+import { LeafMPTNode, nibblesToBytes, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import {
@@ -30,7 +30,10 @@ import {
 import { ChainError } from './errors.js';
 import { EmptyRun } from './massMine.js';
 import { readyHeaderKeccak } from './headerKeccak.js';
+import { dumpPool, parsePool, type PoolTxJson } from './poolFile.js';
+import { withRecordedSender } from './request.js';
 import type { DevNode } from './node.js';
+import type { PendingTx } from './miner.js';
 import type { MinedTx, RawLog, Receipt, StoredBlock } from './types.js';
 
 /** Format version written by this node; other versions are refused. */
@@ -93,10 +96,15 @@ export interface StateJson {
   accounts: Record<string, AccountJson>;
   blocks: Array<BlockJson | EmptyRunJson>;
   transactions: TransactionJson[];
+  /** Transactions acknowledged but not mined yet, in arrival order. */
+  pool?: PoolTxJson[];
   receipts: ReceiptJson[];
 }
 
 const q = (n: bigint | number): string => '0x' + n.toString(16);
+
+/** Accounts dumped between two yields to the event loop. */
+const YIELD_EVERY = 250;
 
 // ---------------------------------------------------------------- dump
 
@@ -104,9 +112,12 @@ const q = (n: bigint | number): string => '0x' + n.toString(16);
 export async function dumpState(node: DevNode, generator: string): Promise<StateJson> {
   return node.withLiveState(async (sm) => {
     const stateRoot = await sm.getStateRoot();
-    const { values } = await node.stateTrie.getValueMap();
+    const values = await accountLeaves(node.stateTrie);
     const entries: Array<[string, AccountJson]> = [];
-    for (const [hashedKey, rlpHex] of Object.entries(values)) {
+    let n = 0;
+    for (const [hashedKey, rlpHex] of values) {
+      // Let other requests in now and then: a large state takes a while to walk.
+      if (++n % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r));
       const key = node.preimages.get(hashedKey);
       if (!key || key.length !== 20) throw new ChainError(`cannot dump the state: no address is known for account key ${hashedKey}`);
       const address = new Address(key);
@@ -163,8 +174,20 @@ export async function dumpState(node: DevNode, generator: string): Promise<State
       blocks,
       transactions,
       receipts,
+      pool: dumpPool(node.pool),
     };
   });
+}
+
+/** Every leaf of the account trie (hashed key, RLP account), walked with pauses for other requests. */
+async function accountLeaves(trie: MerklePatriciaTrie): Promise<Array<[string, string]>> {
+  const out: Array<[string, string]> = [];
+  await trie.walkAllValueNodes(async (node, key) => {
+    if (!(node instanceof LeafMPTNode)) return;
+    out.push([bytesToHex(nibblesToBytes(Uint8Array.from([...key, ...node.key()]))), bytesToHex(node.value()!)]);
+    if (out.length % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r));
+  });
+  return out;
 }
 
 function receiptJson(t: MinedTx): ReceiptJson {
@@ -207,6 +230,8 @@ export interface ParsedState {
   accounts: ParsedAccount[];
   /** The history, when the document has one (node-rpc documents; anvil's hold accounts only). */
   chain?: { entries: ParsedChainEntry[]; head: bigint; timeOffset: bigint; stateRoot: Uint8Array; chainId: bigint; hardfork: string };
+  /** The pool the document was written with (it replaces the node's pool with the chain). */
+  pool?: PendingTx[];
 }
 
 /** A state document that cannot be used; `source` names where it came from. */
@@ -299,7 +324,7 @@ export function parseState(node: DevNode, text: string, source = 'state'): Parse
   });
   const head = objectAt(d.head, 'head', fail);
   if (quantityAt(head.number, 'head.number', fail) !== next - 1n) fail(`head.number does not match the last block (${next - 1n})`);
-  return { accounts, chain: { entries, head: next - 1n, timeOffset, stateRoot, chainId, hardfork } };
+  return { accounts, chain: { entries, head: next - 1n, timeOffset, stateRoot, chainId, hardfork }, pool: parsePool(d.pool, node.common, fail) };
 }
 
 interface TxInfo {
@@ -343,16 +368,6 @@ function decodeBlock(
     stored.txs.push({ tx, hash: info.hash, hashHex, from: info.from, index, block: stored, receipt });
   });
   return stored;
-}
-
-/** Give an unsigned transaction the sender and hash it was mined with (see request.ts withFakeSender). */
-function withRecordedSender(tx: TypedTransaction, from: Address, hash: Uint8Array): TypedTransaction {
-  const t = tx as TypedTransaction & Record<string, unknown>;
-  t.getSenderAddress = () => from;
-  t.isSigned = () => true;
-  t.hash = () => hash;
-  t.verifySignature = () => true;
-  return t;
 }
 
 function parseReceipt(o: Record<string, unknown>, firstLogIndex: number, where: string, fail: (m: string) => never): Receipt {
@@ -457,6 +472,7 @@ export async function applyState(node: DevNode, parsed: ParsedState): Promise<Lo
         else node.store.addRun(new EmptyRun(node.store.head.block, e.count, e.interval));
       }
       for (const p of node.pool.clear()) node.events.emit('dropped', p, 'replaced by a loaded state');
+      for (const p of parsed.pool ?? []) node.pool.add(p);
       node.clearSnapshots();
       node.clock.offset = chain.timeOffset;
       node.clock.nextTimestamp = undefined;
@@ -472,36 +488,4 @@ export async function applyState(node: DevNode, parsed: ParsedState): Promise<Lo
     const stateRoot = await sm.getStateRoot();
     return { replacedChain: replace, accounts: parsed.accounts.length, stateRoot, expectedStateRoot: replace ? chain.stateRoot : undefined };
   });
-}
-
-// ---------------------------------------------------------------- files
-
-/** Read and check a state file (plain or gzip-compressed JSON). */
-export async function readStateFile(node: DevNode, path: string): Promise<ParsedState> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    throw new StateError(`state file ${path}`, e.code === 'ENOENT' ? 'no such file' : e.message);
-  }
-  return parseState(node, decodeStateBlob(bytes), `state file ${path}`);
-}
-
-/** Write `text` to `path` atomically: a temporary file next to it, flushed, then renamed over it. */
-export async function writeStateFile(path: string, text: string): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  try {
-    const fh = await open(tmp, 'w');
-    try {
-      await fh.writeFile(text);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
 }

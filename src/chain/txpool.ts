@@ -171,10 +171,15 @@ export class TxPool {
     }
   }
 
+  /** Every transaction, in arrival order. */
+  all(): PendingTx[] {
+    return [...this.hashes.values()].sort((a, b) => a.seq - b.seq).map((e) => e.ptx);
+  }
+
   /** Copy for snapshots (transactions are immutable and shared). */
   clone(): TxPool {
     const copy = new TxPool(this.limits);
-    for (const e of [...this.hashes.values()].sort((a, b) => a.seq - b.seq)) copy.add(e.ptx);
+    for (const ptx of this.all()) copy.add(ptx);
     return copy;
   }
 }

@@ -4,7 +4,8 @@ import chalk from 'chalk';
 import { InvalidArgumentError, type Command } from 'commander';
 import { defaultConfig, type ChainConfig, type SupportedHardfork } from '../chain/config.js';
 import { createAddressFromString } from '@ethereumjs/util';
-import { dumpState, writeStateFile } from '../chain/stateFile.js';
+import { prepareStatePath, writeStateFile } from '../chain/stateDisk.js';
+import { dumpState } from '../chain/stateFile.js';
 import { LATEST } from '../chain/types.js';
 import type { BlockOrder } from '../chain/txpool.js';
 import { detectArtifactDirs, loadArtifacts } from '../artifacts/load.js';
@@ -134,6 +135,14 @@ export function devCommand(program: Command): void {
         process.stderr.write('error: --state-interval needs --dump-state or --state\n');
         process.exit(1);
       }
+      if (dumpPath !== undefined) {
+        try {
+          await prepareStatePath(dumpPath);
+        } catch (err) {
+          process.stderr.write(`error: cannot use --${flags.state !== undefined ? 'state' : 'dump-state'}: ${(err as Error).message}\n`);
+          process.exit(1);
+        }
+      }
       let running: Awaited<ReturnType<typeof startDev>> | undefined;
       try {
         running = await startDev({
@@ -192,21 +201,34 @@ export function devCommand(program: Command): void {
         dumping = dumping.then(async () => writeStateFile(path, JSON.stringify(await dumpState(node, `node-rpc/${VERSION}`))));
         return dumping;
       };
+      let periodic: NodeJS.Timeout | undefined;
       if (dumpPath !== undefined && flags.stateInterval !== undefined) {
-        const timer = setInterval(() => {
+        periodic = setInterval(() => {
           dump(dumpPath).catch((err: Error) => process.stderr.write(`error: cannot write state to ${dumpPath}: ${err.message}\n`));
         }, Math.max(1, Math.round(flags.stateInterval * 1000)));
-        timer.unref();
+        periodic.unref();
       }
       if (!flags.silent) running.node.events.on('console', (tx, lines) => log.console(tx, lines));
       if (!flags.silent) {
         out(banner(running.node, running.server, VERSION));
         if (flags.explorer) out(`Explorer: open ${chalk.green(running.server.url + '/')} in a browser${artifacts.size ? ` (${artifacts.size} contract${artifacts.size === 1 ? '' : 's'} from artifacts)` : ''}\n`);
       }
+      // Orderly shutdown: refuse new requests (-32000 "node is shutting down") and stop listening,
+      // let the ones under way finish, stop interval mining (the pool is kept, in the state
+      // file), write the state file, exit 0. A second signal exits at once: the file is only
+      // ever replaced by a rename, so it stays whole.
       let stopping = false;
-      const stop = async () => {
-        if (stopping) return;
+      const stop = async (signal: NodeJS.Signals) => {
+        if (stopping) {
+          process.stderr.write(`${signal} again: exiting without waiting\n`);
+          process.exit(130);
+        }
         stopping = true;
+        if (periodic) clearInterval(periodic);
+        const drained = running!.dispatcher.drain();
+        running!.server.stopListening();
+        await drained;
+        node.setIntervalMining(0);
         log.flush();
         await log.idle();
         let code = 0;

@@ -13,10 +13,25 @@ type Id = string | number | null;
 export type CallObserver = (method: string, error: RpcError | undefined) => void;
 
 export class Dispatcher {
+  /** Requests being answered now. */
+  private inFlight = 0;
+  private idle: Array<() => void> = [];
+  /** Set by `drain`: every new request is refused with this message. */
+  private refusal: string | undefined;
+
   constructor(
     private readonly table: MethodTable,
     private readonly observe?: CallObserver,
   ) {}
+
+  /**
+   * Refuse every request from now on with -32000 `message`, and resolve once the requests already
+   * under way have been answered (the first step of an orderly shutdown).
+   */
+  drain(message = 'node is shutting down'): Promise<void> {
+    this.refusal = message;
+    return this.inFlight === 0 ? Promise.resolve() : new Promise((r) => this.idle.push(r));
+  }
 
   /**
    * Handle one HTTP body or WS message. Returns the response text, or undefined when nothing
@@ -67,9 +82,15 @@ export class Dispatcher {
       if (r.params !== undefined && !Array.isArray(r.params)) {
         throw new RpcError(ErrorCode.InvalidParams, 'invalid params: params must be an array of positional arguments');
       }
+      if (this.refusal !== undefined) throw new RpcError(ErrorCode.Server, this.refusal);
       const def = this.table.get(name);
       if (!def) throw new RpcError(ErrorCode.MethodNotFound, `the method ${name} does not exist/is not available`);
-      result = await def.call(ctx, (r.params as unknown[] | undefined) ?? []);
+      this.inFlight++;
+      try {
+        result = await def.call(ctx, (r.params as unknown[] | undefined) ?? []);
+      } finally {
+        if (--this.inFlight === 0 && this.idle.length > 0) for (const done of this.idle.splice(0)) done();
+      }
     } catch (err) {
       failure = toRpcError(err);
     }

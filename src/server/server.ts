@@ -47,6 +47,8 @@ export interface RpcServer {
   readonly port: number;
   /** Stop accepting, close WebSocket clients (1001) and idle HTTP sockets; resolves when closed. */
   close(): Promise<void>;
+  /** Stop accepting new connections (and WebSocket upgrades); open ones keep being served. */
+  stopListening(): void;
   /** Number of open WebSocket connections. */
   connections(): number;
 }
@@ -101,6 +103,7 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const tooLargeBody = errorBody(-32600, `request body too large: the limit is ${maxBody} bytes`);
   let closing = false;
+  let upgradesRefused = false;
 
   /** Write a complete response. Headers are built in one object; Content-Length always set. */
   const respond = (res: ServerResponse, status: number, body: string, extra?: Record<string, string>): void => {
@@ -267,7 +270,7 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', ignore);
-    if (closing) {
+    if (closing || upgradesRefused) {
       socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
@@ -285,10 +288,12 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
       const hostPart = `${formatHost(options.host)}:${port}`;
       let closePromise: Promise<void> | undefined;
 
+      let listenerClosed: Promise<void> | undefined;
+      const stopListening = (): Promise<void> => (listenerClosed ??= new Promise<void>((r) => server.close(() => r())));
       const close = (): Promise<void> => {
         closePromise ??= new Promise<void>((done) => {
           closing = true;
-          const serverClosed = new Promise<void>((r) => server.close(() => r()));
+          const serverClosed = stopListening();
           server.closeIdleConnections();
           const wsClosed = [...clients].map(
             (ws) =>
@@ -318,6 +323,10 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
         wsUrl: `ws://${hostPart}`,
         port,
         close,
+        stopListening: () => {
+          upgradesRefused = true;
+          void stopListening();
+        },
         connections: () => clients.size,
       });
     });
