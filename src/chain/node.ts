@@ -98,6 +98,8 @@ export class DevNode {
   readonly filters = new FilterRegistry(this);
   private readonly lock = new Lock();
   private readonly senderQueues = new Map<string, Promise<unknown>>();
+  /** Most struct-log steps one trace may record (--max-trace-steps); bounds a trace's memory. */
+  maxTraceSteps = DEFAULT_MAX_TRACE_STEPS;
   private readonly keys = new Map<string, DevAccount>();
   private readonly precompiles: Set<string>;
   /** Transactions waiting for a block. */
@@ -940,6 +942,9 @@ export class DevNode {
 }
 
 /** The settable fields of a header, for building a variant of it. */
+/** Default --max-trace-steps: a struct-log trace of this many steps is about 100 MB of JSON. */
+export const DEFAULT_MAX_TRACE_STEPS = 250_000;
+
 export function headerFields(h: Block['header']) {
   return {
     parentHash: h.parentHash,

@@ -6,6 +6,7 @@ import { defaultConfig, type ChainConfig, type SupportedHardfork } from '../chai
 import { createAddressFromString } from '@ethereumjs/util';
 import { prepareStatePath, writeStateFile } from '../chain/stateDisk.js';
 import { dumpState } from '../chain/stateFile.js';
+import { DEFAULT_MAX_TRACE_STEPS } from '../chain/node.js';
 import { LATEST } from '../chain/types.js';
 import type { BlockOrder } from '../chain/txpool.js';
 import { detectArtifactDirs, loadArtifacts } from '../artifacts/load.js';
@@ -28,7 +29,8 @@ interface DevFlags {
   gasPrice?: bigint;
   hardfork: SupportedHardfork;
   silent?: boolean;
-  maxLogs?: number;
+  maxLogs: number;
+  maxTraceSteps: number;
   filterTimeout: number;
   blockTime?: number;
   mining: boolean;
@@ -55,6 +57,9 @@ function seconds(text: string): number {
   if (!/^\d+(\.\d+)?$/.test(text) || !(n > 0)) throw new InvalidArgumentError('must be a positive number of seconds, e.g. 2 or 0.5');
   return n;
 }
+
+/** Default --max-logs: geth-style, a query past it is told to narrow its block range. */
+const DEFAULT_MAX_LOGS = 10_000;
 
 function clientVersionFlag(text: string): string {
   if (text.trim() === '' || text.length > 256 || /[\x00-\x1f\x7f]/.test(text)) throw new InvalidArgumentError('must be 1 to 256 printable characters');
@@ -83,7 +88,8 @@ export function devCommand(program: Command): void {
     .option('--block-base-fee-per-gas <wei>', 'alias of --base-fee', bigUint('base fee'))
     .option('--gas-price <wei>', 'floor for eth_gasPrice, in wei (default: 7000000000)', bigUint('gas price'))
     .option('--hardfork <name>', 'hardfork rules: shanghai, cancun or prague', hardfork, d.hardfork)
-    .option('--max-logs <n>', 'most logs one eth_getLogs may return; more is error -32005 (default: no cap)', intIn(1, Number.MAX_SAFE_INTEGER, 'max logs'))
+    .option('--max-logs <n>', 'most logs one eth_getLogs / eth_getFilterLogs may return; more is error -32005 naming a narrower range that fits', intIn(1, Number.MAX_SAFE_INTEGER, 'max logs'), DEFAULT_MAX_LOGS)
+    .option('--max-trace-steps <n>', 'most struct-log steps one debug_trace* may record (bounds its memory); more is error -32005 (0 = no cap)', intIn(0, Number.MAX_SAFE_INTEGER, 'max trace steps'), DEFAULT_MAX_TRACE_STEPS)
     .option('--filter-timeout <seconds>', 'polling filters not polled for this long expire', intIn(1, 86_400 * 365, 'filter timeout'), 300)
     .option('-b, --block-time <seconds>', 'mine a block every <seconds> (fractions allowed) instead of on every transaction', seconds)
     .option('--no-mining', 'mine only on request (evm_mine, anvil_mine); transactions wait in the pool')
@@ -155,6 +161,7 @@ export function devCommand(program: Command): void {
             log.observe(method, error);
           },
           maxLogs: flags.maxLogs,
+          maxTraceSteps: flags.maxTraceSteps === 0 ? Number.POSITIVE_INFINITY : flags.maxTraceSteps,
           filterTimeoutMs: flags.filterTimeout * 1000,
           mining: {
             auto: flags.mining && flags.blockTime === undefined,
@@ -163,6 +170,7 @@ export function devCommand(program: Command): void {
           },
           loadState: loadPath,
           explorer: flags.explorer,
+          onSlowClient: (remote, buffered) => process.stderr.write(`WebSocket client ${remote} cut (close 1008): ${buffered} bytes queued that it did not read\n`),
           clientVersion: flags.clientVersion,
           artifacts,
           fork:

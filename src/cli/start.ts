@@ -20,6 +20,8 @@ export interface StartOptions {
   observe?: CallObserver;
   /** Cap on the logs one eth_getLogs / eth_getFilterLogs may return (default: none). */
   maxLogs?: number;
+  /** Cap on struct-log steps per trace (default 250,000; Infinity = none). */
+  maxTraceSteps?: number;
   /** Polling filters not polled for this long expire (default 5 minutes). */
   filterTimeoutMs?: number;
   /** Mining mode: automine (default on), interval in ms (off by default), block order. */
@@ -33,6 +35,8 @@ export interface StartOptions {
   fork?: ForkOptions;
   /** The whole `web3_clientVersion` answer (default: `anvil/v1.7.1 node-rpc/v<version>/<os-arch>/<runtime>`). */
   clientVersion?: string;
+  /** Told when a WebSocket client that stopped reading is cut. */
+  onSlowClient?: (remote: string, buffered: number) => void;
   /** Serve the block explorer to browsers on GET / (default on). */
   explorer?: boolean;
   /** Contracts the explorer names and decodes. */
@@ -57,6 +61,7 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
     throw err;
   });
   node.logs.maxResults = options.maxLogs;
+  if (options.maxTraceSteps !== undefined) node.maxTraceSteps = options.maxTraceSteps;
   if (options.filterTimeoutMs !== undefined) node.filters.timeoutMs = options.filterTimeoutMs;
   let loaded: LoadResult | undefined;
   if (options.loadState !== undefined) {
@@ -75,6 +80,7 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 8545,
     pages: options.explorer === false ? undefined : explorerPages(options.artifacts),
+    onSlowClient: options.onSlowClient,
   });
   return {
     node,

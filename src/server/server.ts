@@ -26,6 +26,10 @@ export interface ServerOptions {
   port: number;
   /** Largest accepted HTTP body / WebSocket message in bytes. Default 16 MiB. */
   maxBodyBytes?: number;
+  /** Bytes a WebSocket may have queued for a client that is not reading before it is cut (default 16 MiB). */
+  maxSendBuffer?: number;
+  /** Told when a slow WebSocket client is cut (for the node's log). */
+  onSlowClient?: (remote: string, buffered: number) => void;
   /**
    * Pages served on GET/HEAD besides the health answer (the explorer): asked with the path and the
    * Accept header; `undefined` means the health answer.
@@ -54,6 +58,10 @@ export interface RpcServer {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_SEND_BUFFER = 16 * 1024 * 1024;
+/** Close code for a client cut for not reading (policy violation), and how long its close handshake may take. */
+const SLOW_CLIENT_CLOSE = 1008;
+const SLOW_CLIENT_GRACE_MS = 1_000;
 /** Idle keep-alive sockets are kept this long (Node's default of 5 s is short for benchmarks and tools). */
 const KEEP_ALIVE_TIMEOUT_MS = 30_000;
 /** How long close() waits for in-flight requests and WebSocket close handshakes before cutting. */
@@ -101,6 +109,7 @@ function rawToString(data: RawData): string {
 
 export function startServer(handler: RpcHandler, options: ServerOptions): Promise<RpcServer> {
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxSendBuffer = options.maxSendBuffer ?? DEFAULT_MAX_SEND_BUFFER;
   const tooLargeBody = errorBody(-32600, `request body too large: the limit is ${maxBody} bytes`);
   let closing = false;
   let upgradesRefused = false;
@@ -218,7 +227,8 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxBody, perMessageDeflate: false, clientTracking: false });
   const clients = new Set<WebSocket>();
 
-  const onConnection = (ws: WebSocket): void => {
+  const onConnection = (ws: WebSocket, req: IncomingMessage): void => {
+    const remote = `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`;
     clients.add(ws);
     let closed = false;
     let cleanups: (() => void)[] | undefined;
@@ -232,7 +242,15 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
     const ctx: CallContext = {
       transport: 'ws',
       send(message: string) {
-        if (!closed && ws.readyState === WebSocket.OPEN) ws.send(message);
+        if (closed || ws.readyState !== WebSocket.OPEN) return;
+        // A client that stops reading is cut rather than buffered for without bound.
+        if (ws.bufferedAmount > maxSendBuffer) {
+          options.onSlowClient?.(remote, ws.bufferedAmount);
+          ws.close(SLOW_CLIENT_CLOSE, `send buffer over ${maxSendBuffer} bytes: the client is not reading`);
+          setTimeout(() => ws.terminate(), SLOW_CLIENT_GRACE_MS).unref();
+          return;
+        }
+        ws.send(message);
       },
       onClose(fn: () => void) {
         // Registered after the socket went away (a handler finishing late): clean up at once.

@@ -40,6 +40,8 @@ export interface TraceConfig {
   tracer: TracerSpec;
   /** Execution deadline in milliseconds (geth's default is 5s). */
   timeoutMs: number;
+  /** The node's cap on struct-log steps (--max-trace-steps); a longer trace fails with -32005. */
+  maxSteps?: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 5000;

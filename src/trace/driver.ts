@@ -191,6 +191,9 @@ function isPreExecutionFault(error: string): boolean {
   return error === 'out of gas' || error === 'stack underflow' || error === 'stack overflow';
 }
 
+/** Steps between two yields to the event loop while tracing. */
+const PACE_STEPS = 4096;
+
 export class TraceDriver {
   private readonly frames: Frame[] = [];
   private logCount: number;
@@ -234,10 +237,20 @@ export class TraceDriver {
       this.guarded(resolve, () => this.step(step));
     };
     const onStep = this.tracer.asyncSteps ? onStepAsync : onStepSync;
+    // A long trace must not hold the event loop: every few thousand steps the EVM waits for a
+    // macrotask turn, so other requests are answered meanwhile.
+    let paced = 0;
+    const onPace = (_step: InterpreterStep, resolve: () => void) => {
+      if (++paced % PACE_STEPS === 0) setImmediate(resolve);
+      else resolve();
+    };
     this.emitter.on('beforeMessage', onBefore);
     this.emitter.on('afterMessage', onAfter);
     const steps = this.tracer.ignoresSteps !== true;
-    if (steps) this.emitter.on('step', onStep);
+    if (steps) {
+      this.emitter.on('step', onStep);
+      this.emitter.on('step', onPace);
+    }
     try {
       const out = await body();
       if (this.abortError !== undefined) throw this.abortError;
@@ -247,7 +260,10 @@ export class TraceDriver {
     } finally {
       this.emitter.removeListener('beforeMessage', onBefore);
       this.emitter.removeListener('afterMessage', onAfter);
-      if (steps) this.emitter.removeListener('step', onStep);
+      if (steps) {
+        this.emitter.removeListener('step', onStep);
+        this.emitter.removeListener('step', onPace);
+      }
     }
   }
 

@@ -59,10 +59,10 @@ export interface TraceOutcome {
   createdAddress?: Address;
 }
 
-function buildTracer(spec: TracerSpec, target: TraceRun): Tracer {
+function buildTracer(spec: TracerSpec, target: TraceRun, maxSteps: number | undefined): Tracer {
   switch (spec.name) {
     case 'structLogger':
-      return new StructLogger(spec.options);
+      return new StructLogger(spec.options, maxSteps);
     case 'callTracer':
       return new CallTracer(spec.options);
     case 'prestateTracer':
@@ -76,7 +76,7 @@ function buildTracer(spec: TracerSpec, target: TraceRun): Tracer {
     case 'parity':
       return new ParityTracer();
     case 'muxTracer':
-      return new MuxTracer(spec.tracers.map(({ key, spec: sub }) => ({ key, tracer: buildTracer(sub, target) })));
+      return new MuxTracer(spec.tracers.map(({ key, spec: sub }) => ({ key, tracer: buildTracer(sub, target, maxSteps) })));
   }
 }
 
@@ -86,7 +86,7 @@ function buildTracer(spec: TracerSpec, target: TraceRun): Tracer {
  * mid-execution and must be discarded by the caller).
  */
 export async function traceRun(target: TraceRun, config: TraceConfig): Promise<unknown> {
-  const tracer = buildTracer(config.tracer, target);
+  const tracer = buildTracer(config.tracer, target, config.maxSteps);
   const vm = target.vm;
   const driver = new TraceDriver(vm, target, tracer, config.timeoutMs);
   await tracer.txStart?.({ vm, stateManager: vm.stateManager });

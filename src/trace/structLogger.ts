@@ -1,10 +1,18 @@
 /** geth's default tracer: the struct (opcode) logger, in its legacy JSON form. */
+import { ChainError } from '../chain/errors.js';
 import type { StructLoggerOptions } from './config.js';
 import type { Frame, FrameResult, StepView, Tracer, TxEndContext } from './driver.js';
 import { bytesToWord, hashHex, hexBytes, hexRaw } from './hex.js';
 import { OP, opName } from './opcodes.js';
 
 type Entry = Record<string, unknown>;
+
+/** A struct-log trace past the node's step cap: -32005, naming the limit and the ways around it. */
+export class TraceLimitError extends ChainError {
+  constructor(limit: number) {
+    super(`trace exceeds the limit of ${limit} struct-log steps (--max-trace-steps): pass {"limit": n} for the first n steps, use a tracer such as callTracer, or raise the limit`, undefined, -32005);
+  }
+}
 
 interface PendingSload {
   frame: Frame;
@@ -23,7 +31,11 @@ export class StructLogger implements Tracer {
   private gasUsed = 0n;
   private top: FrameResult | undefined;
 
-  constructor(private readonly opts: StructLoggerOptions) {}
+  /** `maxSteps`: the node's cap on recorded steps (--max-trace-steps), which bounds a trace's memory. */
+  constructor(
+    private readonly opts: StructLoggerOptions,
+    private readonly maxSteps = Number.POSITIVE_INFINITY,
+  ) {}
 
   opcode(step: StepView, cost: bigint, frame: Frame): void {
     const pending = this.pendingSload;
@@ -36,6 +48,7 @@ export class StructLogger implements Tracer {
     const opts = this.opts;
     // geth's `limit`: the number of steps recorded (0 = all).
     if (opts.limit !== 0 && this.logs.length >= opts.limit) return;
+    if (this.logs.length >= this.maxSteps) throw new TraceLimitError(this.maxSteps);
 
     const code = step.opcode.code;
     const entry: Entry = { pc: step.pc, op: opName(code), gas: Number(step.gasLeft), gasCost: Number(cost), depth: frame.depth };

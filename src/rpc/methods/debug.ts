@@ -274,6 +274,8 @@ export function debugMethods(node: DevNode): MethodDef[] {
     if (!b) throw new ChainError(ref.kind === 'hash' ? `${what} ${bytesToHex(ref.hash)} not found` : `${what} #${describeRef(ref)} not found`);
     return b;
   };
+  /** The node's step cap applies to every struct-log trace. */
+  const capped = (config: TraceConfig): TraceConfig => ({ ...config, maxSteps: node.maxTraceSteps });
   const minedOrThrow = (hash: Uint8Array): MinedTx => {
     const t = node.tx(bytesToHex(hash));
     if (!t) throw new ChainError('transaction not found');
@@ -286,7 +288,7 @@ export function debugMethods(node: DevNode): MethodDef[] {
     // ------------------------------------------------------------ tracing
     /** Re-execute a mined transaction at its position in its block under a tracer (default: struct logs). */
     method('debug_traceTransaction', [hash32, traceConfig], async (hash, config) => {
-      return traceMinedTx(node, minedOrThrow(hash), config);
+      return traceMinedTx(node, minedOrThrow(hash), capped(config));
     }),
     /**
      * Trace a call at a block (default latest); the config may add `stateOverrides`,
@@ -294,6 +296,7 @@ export function debugMethods(node: DevNode): MethodDef[] {
      */
     method('debug_traceCall', [txRequest, optional(blockNumberOrHash, LATEST), traceCallConfig], async (req, ref, cfg) => {
       const c = cfg ?? { config: parseTraceConfig(undefined) };
+      c.config = capped(c.config);
       if (c.txIndex !== undefined) {
         const stored = blockOrThrow(ref, 'block');
         const replay = await BlockReplay.open(node, stored);
@@ -304,9 +307,9 @@ export function debugMethods(node: DevNode): MethodDef[] {
       return traceCallOn(vm, callBlock(node, at.block, req, c.block), req, c.state, c.config);
     }),
     /** Trace every transaction of a block: `[{txHash, result}]`. */
-    method('debug_traceBlockByNumber', [blockNumberOrTag, traceConfig], async (ref, config) => traceBlock(node, blockOrThrow(ref, 'block'), config)),
+    method('debug_traceBlockByNumber', [blockNumberOrTag, traceConfig], async (ref, config) => traceBlock(node, blockOrThrow(ref, 'block'), capped(config))),
     method('debug_traceBlockByHash', [hash32, traceConfig], async (hash, config) =>
-      traceBlock(node, blockOrThrow({ kind: 'hash', hash, requireCanonical: false }, 'block'), config),
+      traceBlock(node, blockOrThrow({ kind: 'hash', hash, requireCanonical: false }, 'block'), capped(config)),
     ),
 
     // ------------------------------------------------------------ raw encodings
