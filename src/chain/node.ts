@@ -269,12 +269,14 @@ export class DevNode {
    * Run `fn` on `live()` when `ref` is the head (under the lock, rechecked there: a block may be
    * mined meanwhile), else on `copy(at)`.
    */
-  private async atBlock<S, T>(ref: BlockRef, live: () => S, copy: (at: StoredBlock) => Promise<S>, fn: (s: S, at: StoredBlock) => Promise<T>): Promise<T> {
+  private async atBlock<S extends MerkleStateManager | VM, T>(ref: BlockRef, live: () => S, copy: (at: StoredBlock) => Promise<S>, fn: (s: S, at: StoredBlock) => Promise<T>): Promise<T> {
     const at = this.requireBlock(ref);
+    // On a fork, upstream reads are found and fetched between runs, without the lock (withPrefetch).
     if (at === this.store.head) {
-      return this.lock.run(async () => fn(at === this.store.head ? live() : await copy(at), at));
+      return withPrefetch(this.state, () => (at === this.store.head ? fn(live(), at) : copy(at).then((s) => fn(s, at))), (run) => this.lock.run(run));
     }
-    return fn(await copy(at), at);
+    const s = await copy(at);
+    return withPrefetch(stateOf(s), () => fn(s, at));
   }
 
   private async stateCopy(at: StoredBlock): Promise<MerkleStateManager> {
@@ -396,17 +398,17 @@ export class DevNode {
   // ---------------------------------------------------------------- execution
 
   async call(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<Uint8Array> {
-    return this.withVm(ref, (vm, at) => withPrefetch(vm.stateManager, () => exec.call(vm, this.callBlock(at.block, req), req, overrides)));
+    return this.withVm(ref, (vm, at) => exec.call(vm, this.callBlock(at.block, req), req, overrides));
   }
 
   async estimateGas(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<bigint> {
     return this.withVm(ref, (vm, at) =>
-      withPrefetch(vm.stateManager, () => exec.estimateGas(vm, this.callBlock(at.block, req), req, at.block.header.gasLimit, overrides)),
+      exec.estimateGas(vm, this.callBlock(at.block, req), req, at.block.header.gasLimit, overrides),
     );
   }
 
   async createAccessList(req: TxRequest, ref: BlockRef): Promise<exec.AccessListResult> {
-    return this.withVm(ref, (vm, at) => withPrefetch(vm.stateManager, () => exec.createAccessList(vm, this.callBlock(at.block, req), req, this.precompiles)));
+    return this.withVm(ref, (vm, at) => exec.createAccessList(vm, this.callBlock(at.block, req), req, this.precompiles));
   }
 
   /** eth_simulateV1: blocks of calls on a private copy of the state at `ref`; nothing reaches the chain. */
@@ -942,6 +944,11 @@ export class DevNode {
 }
 
 /** The settable fields of a header, for building a variant of it. */
+/** The state manager behind a state or a VM (what withPrefetch watches). */
+function stateOf(s: MerkleStateManager | VM): unknown {
+  return s instanceof MerkleStateManager ? s : s.stateManager;
+}
+
 /** Default --max-trace-steps: a struct-log trace of this many steps is about 100 MB of JSON. */
 export const DEFAULT_MAX_TRACE_STEPS = 250_000;
 

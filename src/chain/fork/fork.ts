@@ -17,6 +17,11 @@ export interface ForkOptions extends UpstreamOptions {
   chainId?: bigint;
   /** Directory of the on-disk cache (default: none). */
   cacheDir?: string;
+  /**
+   * Longest a state read waits for the upstream before failing with -32000 (default 4 s); the
+   * fetch goes on, and its answer serves later reads.
+   */
+  readDeadlineMs?: number;
 }
 
 /** The fork block's header fields the local chain builds on. */
@@ -81,7 +86,7 @@ export class Fork {
       }
       const header = parseHeader(raw);
       if (header.number !== number) throw new ForkUpstreamError(`fork upstream failed: asked for block ${number}, got block ${header.number}`);
-      const state = new UpstreamState(client, '0x' + number.toString(16), disk);
+      const state = new UpstreamState(client, '0x' + number.toString(16), disk, options.readDeadlineMs);
       const fork = new Fork(options, client, chainId, header, state, disk);
       for (const e of entries) {
         if (e.k === 'h') fork.hashes.set(BigInt(e.v[0]), hexToBytes(e.v[1] as `0x${string}`));

@@ -75,6 +75,9 @@ function lastHexKey(): (bytes: Uint8Array) => string {
   };
 }
 
+/** Default longest wait of a state read for the upstream. */
+export const READ_DEADLINE_MS = 4_000;
+
 export class UpstreamState {
   /** Accounts, slots (by account, then by slot) and codes (by hash), keyed by unprefixed hex. */
   private readonly accounts = new Map<string, UpstreamAccount | null>();
@@ -92,6 +95,7 @@ export class UpstreamState {
     /** The fork block, as the block parameter of state reads. */
     private readonly tag: string,
     private readonly disk: DiskCache | undefined,
+    private readonly deadlineMs = READ_DEADLINE_MS,
   ) {}
 
   /** Take in an item of the disk cache. */
@@ -205,12 +209,32 @@ export class UpstreamState {
     }
   }
 
+  /**
+   * One fetch per item however many readers want it; each reader waits at most the read deadline.
+   * A fetch that outlives its readers goes on, and its answer is kept for the next ones.
+   */
   private once<T>(key: string, fetch: () => Promise<T>): Promise<T> {
     let p = this.inflight.get(key) as Promise<T> | undefined;
     if (p === undefined) {
       p = fetch().finally(() => this.inflight.delete(key));
+      p.catch(() => undefined);
       this.inflight.set(key, p);
     }
-    return p;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new ForkUpstreamError(`fork upstream did not answer within ${this.deadlineMs} ms (it may be down or frozen); cached state keeps being served, and this read works again once the upstream answers`)),
+        this.deadlineMs,
+      );
+      p!.then(
+        (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      );
+    });
   }
 }
