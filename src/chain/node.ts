@@ -7,13 +7,14 @@ import { EventEmitter } from 'node:events';
 import { createBlock, type Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { getActivePrecompiles, type EVMMockBlockchainInterface } from '@ethereumjs/evm';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { CacheType, Caches, MerkleStateManager, getMerkleStateProof, type Proof } from '@ethereumjs/statemanager';
+import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { MerkleStateManager, getMerkleStateProof, type Proof } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, KECCAK256_RLP, bytesToHex, createAddressFromString, createZeroAddress, equalsBytes, setLengthLeft } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { deriveAccounts, type DevAccount } from './accounts.js';
 import { makeCommon } from './common.js';
+import { createEngine } from './engine.js';
 import { forkConfig, type ForkConfig } from './forkConfig.js';
 import { simulate, type SimBlock, type SimBlockSpec, type SimOptions } from './simulate.js';
 import { ConsoleWatch } from './console.js';
@@ -29,12 +30,12 @@ import { TxPool, type BlockOrder, type PoolContent } from './txpool.js';
 import { mineBlock, type BlockEnv, type PendingTx } from './miner.js';
 import { EmptyRun, LAZY_RUN_MIN, emptyBlocksKeepState } from './massMine.js';
 import { readyHeaderKeccak } from './headerKeccak.js';
-import { Preimages } from './preimages.js';
+import type { Preimages } from './preimages.js';
 import { unsignedTx, withFakeSender } from './request.js';
 import { BlockStore } from './store.js';
 import type { Fork } from './fork/fork.js';
 import { forkPoint } from './fork/genesis.js';
-import { ForkLink, ForkStateManager, withPrefetch } from './fork/state.js';
+import { ForkLink, withPrefetch } from './fork/state.js';
 import { checkAdmission, decodeRawTx, recoverSender } from './txs.js';
 import { LATEST, type BlockRef, type MinedTx, type StateOverrides, type StoredBlock, type TxRequest } from './types.js';
 
@@ -125,7 +126,7 @@ export class DevNode {
   /** Random id of this chain instance (anvil_metadata); renewed by reset. */
   instanceId = bytesToHex(randomBytes(32));
   /** Preimages of the state trie's hashed keys, for state dumps. */
-  readonly preimages = new Preimages();
+  readonly preimages!: Preimages;
   /** The live state's account trie (the state manager's own), for state dumps. */
   readonly stateTrie!: MerklePatriciaTrie;
   /** The fork this chain runs on, if any (shared with the state manager and the EVM's history). */
@@ -148,19 +149,8 @@ export class DevNode {
   /** A fresh chain; with `fork`, one continuing from the fork block (see src/chain/fork). */
   static async create(config: ChainConfig, fork?: Fork): Promise<DevNode> {
     const common = makeCommon(config.chainId, config.hardfork);
-    const preimages = new Preimages();
-    const stateTrie = new MerklePatriciaTrie({ useKeyHashing: true, useKeyHashingFunction: preimages.hash, cacheSize: 50_000, common });
     const accounts = deriveAccounts(config.mnemonic, config.derivationPath, config.accounts);
-    // Account/code/storage caches (off by default in ethereumjs) keep the live state warm;
-    // the trie node cache avoids re-decoding hot branches.
-    // Reads through to the fork upstream while there is a fork; otherwise the plain Merkle state.
     const link = new ForkLink(fork);
-    const state = new ForkStateManager({
-      link,
-      common,
-      caches: new Caches({ account: { type: CacheType.LRU, size: 100_000 }, storage: { type: CacheType.LRU, size: 100_000 }, code: { type: CacheType.LRU, size: 10_000 } }),
-      trie: stateTrie,
-    });
     const store = new BlockStore();
     const history: EVMMockBlockchainInterface = {
       getBlock: async (n: number) => {
@@ -173,7 +163,7 @@ export class DevNode {
       putBlock: async () => {},
       shallowCopy: () => history,
     };
-    const vm = await createVM({ common, stateManager: state, blockchain: history, setHardfork: false });
+    const { preimages, stateTrie, state, vm } = await createEngine(common, history, link);
     const node = new DevNode(config, common, accounts, vm, state);
     (node as { store: BlockStore }).store = store;
     (node as { preimages: Preimages }).preimages = preimages;

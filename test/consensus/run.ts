@@ -1,0 +1,124 @@
+/**
+ * The consensus gate: every Cancun case of the ethereum/tests GeneralStateTests (in the shared
+ * conformance folder beside the checkout) on the node's engine, untraced and traced.
+ *
+ *   node dist/test/consensus/run.js [--sample N] [--mode untraced|traced|both] [--workers N]
+ *
+ * `--sample N` runs every N-th case (a deterministic tenth with 10). Prints each failure and ends
+ * with `consensus: N passed, M failed`; exits 1 on any failure.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { cases, runCase, type CaseResult, type StateTestJson } from './stateTest.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ARCHIVE = join(ROOT, '..', 'shared', 'conformance', 'GeneralStateTests.tgz');
+
+/** Unpack the archive once per archive version into the temp folder. */
+export function testsDir(): string {
+  if (!existsSync(ARCHIVE)) throw new Error(`the state tests archive is missing: expected ../shared/conformance/GeneralStateTests.tgz beside the checkout`);
+  const dir = join(tmpdir(), `node-rpc-state-tests-${statSync(ARCHIVE).size}`);
+  if (!existsSync(join(dir, 'GeneralStateTests'))) {
+    mkdirSync(dir, { recursive: true });
+    execFileSync('tar', ['-xzf', ARCHIVE, '-C', dir]);
+  }
+  return join(dir, 'GeneralStateTests');
+}
+
+function jsonFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...jsonFiles(full));
+    else if (name.endsWith('.json')) out.push(full);
+  }
+  return out;
+}
+
+interface Job {
+  files: string[];
+  base: string;
+  sample: number;
+  offset: number;
+  traced: boolean[];
+}
+
+/** Run a share of the files; the case numbering is global so a sample is the same however split. */
+async function runJob(job: Job): Promise<CaseResult[]> {
+  const results: CaseResult[] = [];
+  let n = job.offset;
+  for (const file of job.files) {
+    const json = JSON.parse(readFileSync(file, 'utf8')) as Record<string, StateTestJson>;
+    for (const c of cases(relative(job.base, file), json)) {
+      if (n++ % job.sample !== 0) continue;
+      for (const traced of job.traced) {
+        try {
+          const r = await runCase(c.id, c.test, c.index, traced);
+          results.push(traced ? { ...r, id: `${r.id} (traced)` } : r);
+        } catch (err) {
+          results.push({ id: `${c.id}${traced ? ' (traced)' : ''}`, ok: false, reason: `threw: ${(err as Error).message.split('\n')[0]}` });
+        }
+      }
+    }
+  }
+  return results;
+}
+
+/** Count a file's cases without running them (for the global numbering). */
+function caseCount(file: string, base: string): number {
+  return cases(relative(base, file), JSON.parse(readFileSync(file, 'utf8'))).length;
+}
+
+export async function runGate(options: { sample: number; traced: boolean[]; workers: number; log?: (line: string) => void }): Promise<{ passed: number; failed: CaseResult[] }> {
+  const base = testsDir();
+  const files = jsonFiles(base);
+  // Split the files into contiguous shares of about equal case counts.
+  const counts = files.map((f) => caseCount(f, base));
+  const total = counts.reduce((a, b) => a + b, 0);
+  const jobs: Job[] = [];
+  let start = 0;
+  let offset = 0;
+  for (let w = 0; w < options.workers; w++) {
+    let end = start;
+    let share = 0;
+    const target = (total * (w + 1)) / options.workers - offset;
+    while (end < files.length && (w === options.workers - 1 || share < target)) share += counts[end++]!;
+    jobs.push({ files: files.slice(start, end), base, sample: options.sample, offset, traced: options.traced });
+    offset += share;
+    start = end;
+  }
+  const parts = await Promise.all(
+    jobs.map(
+      (job) =>
+        new Promise<CaseResult[]>((resolve, reject) => {
+          const worker = new Worker(fileURLToPath(import.meta.url), { workerData: job });
+          worker.once('message', resolve);
+          worker.once('error', reject);
+        }),
+    ),
+  );
+  const all = parts.flat();
+  const failed = all.filter((r) => !r.ok);
+  for (const f of failed) options.log?.(`FAIL ${f.id}: ${f.reason}`);
+  return { passed: all.length - failed.length, failed };
+}
+
+if (!isMainThread) {
+  parentPort!.postMessage(await runJob(workerData as Job));
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const arg = (name: string, fallback: string) => {
+    const i = process.argv.indexOf(name);
+    return i === -1 ? fallback : process.argv[i + 1]!;
+  };
+  const mode = arg('--mode', 'both');
+  const traced = mode === 'both' ? [false, true] : [mode === 'traced'];
+  const started = Date.now();
+  const { passed, failed } = await runGate({ sample: Number(arg('--sample', '1')), traced, workers: Number(arg('--workers', '2')), log: (l) => process.stdout.write(l + '\n') });
+  process.stdout.write(`(${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+  process.stdout.write(`consensus: ${passed} passed, ${failed.length} failed\n`);
+  process.exitCode = failed.length === 0 ? 0 : 1;
+}

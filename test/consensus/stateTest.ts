@@ -1,0 +1,144 @@
+/**
+ * One Ethereum state test (ethereum/tests GeneralStateTests format) run on the node's own engine
+ * (src/chain/engine.ts: its Common, state manager, caches and VM, dependency patches included):
+ * the pre-state is written, the case's signed transaction (`txbytes`) runs in a block made from
+ * `env`, and the post-state root and the logs hash are compared with the expected ones. With
+ * `traced`, the transaction runs under the same tracing hooks debug_traceTransaction attaches.
+ */
+import { createBlock } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { RLP } from '@ethereumjs/rlp';
+import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import { Account, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft, unpadBytes, utf8ToBytes } from '@ethereumjs/util';
+import { runTx, type RunTxResult } from '@ethereumjs/vm';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { makeCommon } from '../../src/chain/common.js';
+import { createEngine } from '../../src/chain/engine.js';
+import { traceRun } from '../../src/trace/index.js';
+
+type Hex = `0x${string}`;
+
+interface PreAccount {
+  nonce: Hex;
+  balance: Hex;
+  code: Hex;
+  storage: Record<string, Hex>;
+}
+
+export interface StateTestJson {
+  env: Record<string, Hex>;
+  pre: Record<string, PreAccount>;
+  transaction: Record<string, unknown>;
+  post: Record<string, Array<{ hash: Hex; logs: Hex; txbytes: Hex; indexes: { data: number; gas: number; value: number }; expectException?: string }>>;
+}
+
+export interface CaseResult {
+  id: string;
+  ok: boolean;
+  reason?: string;
+}
+
+/** The fork the gate checks: every case with a post state for it. */
+export const FORK = 'Cancun';
+
+let common: Common | undefined;
+/** State tests run on chain id 1 with Cancun rules. */
+function cancun(): Common {
+  return (common ??= makeCommon(1n, 'cancun'));
+}
+
+/** BLOCKHASH in state tests is keccak256 of the block number's decimal text (the fillers' rule). */
+const history = {
+  getBlock: async (n: number) => ({ hash: () => keccak_256(utf8ToBytes(String(n))) }),
+  putBlock: async () => {},
+  shallowCopy: () => history,
+};
+
+const big = (h: string | undefined): bigint | undefined => (h === undefined ? undefined : BigInt(h));
+
+/** Every Cancun case of a test file's tests, as ids `file:test:data-gas-value`. */
+export function cases(file: string, json: Record<string, StateTestJson>): Array<{ id: string; test: StateTestJson; index: number }> {
+  const out: Array<{ id: string; test: StateTestJson; index: number }> = [];
+  for (const [name, test] of Object.entries(json)) {
+    (test.post[FORK] ?? []).forEach((p, index) => out.push({ id: `${file}:${name}:${p.indexes.data}-${p.indexes.gas}-${p.indexes.value}`, test, index }));
+  }
+  return out;
+}
+
+export async function runCase(id: string, test: StateTestJson, index: number, traced: boolean): Promise<CaseResult> {
+  const post = test.post[FORK]![index]!;
+  // A copy per case: the EVM subscribes to its Common's events, which would keep every case's engine alive.
+  const common = cancun().copy();
+  const { state, vm } = await createEngine(common, history);
+  for (const [address, a] of Object.entries(test.pre)) {
+    const addr = createAddressFromString(address);
+    await state.putAccount(addr, new Account(BigInt(a.nonce), BigInt(a.balance)));
+    if (a.code !== '0x') await state.putCode(addr, hexToBytes(a.code));
+    for (const [k, v] of Object.entries(a.storage)) {
+      const value = unpadBytes(hexToBytes(v));
+      if (value.length > 0) await state.putStorage(addr, setLengthLeft(hexToBytes(k as Hex), 32), value);
+    }
+  }
+  await state.getStateRoot();
+  const env = test.env;
+  const block = createBlock(
+    {
+      header: {
+        number: big(env.currentNumber),
+        coinbase: env.currentCoinbase,
+        timestamp: big(env.currentTimestamp),
+        gasLimit: big(env.currentGasLimit),
+        difficulty: 0n,
+        mixHash: env.currentRandom ? hexToBytes(env.currentRandom) : undefined,
+        baseFeePerGas: big(env.currentBaseFee),
+        excessBlobGas: big(env.currentExcessBlobGas) ?? 0n,
+      },
+    },
+    { common, setHardfork: false, skipConsensusFormatValidation: true },
+  );
+  let logs: unknown[] = [];
+  let tx: TypedTransaction | undefined;
+  try {
+    tx = createTxFromRLP(hexToBytes(post.txbytes), { common });
+  } catch {
+    tx = undefined; // not even a well-formed transaction: the state stays as it was
+  }
+  if (tx !== undefined) {
+    try {
+      const result = traced ? await tracedRun(vm, tx, block) : await runTx(vm, { tx, block });
+      logs = result.execResult.logs ?? [];
+    } catch {
+      // An invalid transaction (nonce, funds, gas, fees): rejected, the state unchanged.
+    }
+  }
+  const root = bytesToHex(await state.getStateRoot());
+  const logsHash = bytesToHex(keccak_256(RLP.encode(logs as never)));
+  if (root !== post.hash) return { id, ok: false, reason: `state root ${root}, expected ${post.hash}` };
+  if (logsHash !== post.logs) return { id, ok: false, reason: `logs hash ${logsHash}, expected ${post.logs}` };
+  return { id, ok: true };
+}
+
+/** The transaction under the struct logger, as debug_traceTransaction runs it. */
+async function tracedRun(vm: Awaited<ReturnType<typeof createEngine>>['vm'], tx: TypedTransaction, block: ReturnType<typeof createBlock>): Promise<RunTxResult> {
+  let result: RunTxResult | undefined;
+  await traceRun(
+    {
+      vm,
+      run: async () => {
+        result = await runTx(vm, { tx, block });
+        const err = result.execResult.exceptionError?.error;
+        return { gasUsed: result.totalGasSpent, returnValue: result.execResult.returnValue, error: err === undefined ? undefined : err === 'revert' ? 'execution reverted' : err, createdAddress: result.createdAddress };
+      },
+      from: tx.getSenderAddress(),
+      to: tx.to,
+      value: tx.value,
+      input: tx.data,
+      gasLimit: tx.gasLimit,
+      gasPrice: 0n,
+      type: tx.to ? 'CALL' : 'CREATE',
+      coinbase: block.header.coinbase,
+    },
+    { tracer: { name: 'structLogger', options: { enableMemory: true, disableStack: false, disableStorage: false, enableReturnData: true, limit: 64 } }, timeoutMs: 600_000 },
+  );
+  return result!;
+}
