@@ -192,7 +192,7 @@ function isPreExecutionFault(error: string): boolean {
 }
 
 /** Steps between two yields to the event loop while tracing. */
-const PACE_STEPS = 4096;
+const PACE_STEPS = 1024;
 
 export class TraceDriver {
   private readonly frames: Frame[] = [];
