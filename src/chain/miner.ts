@@ -70,24 +70,29 @@ export async function mineBlock(vm: VM, parent: Block, txs: readonly PendingTx[]
   const baseFee = block.header.baseFeePerGas;
   const blobGasPrice = vm.common.isActivatedEIP(4844) ? block.header.getBlobGasPrice() : undefined;
   included.forEach(({ ptx, result }, index) => {
-    const r = result.receipt as typeof result.receipt & { status: 0 | 1 };
-    const receipt: Receipt = {
-      status: r.status,
-      gasUsed: result.totalGasSpent,
-      cumulativeGasUsed: r.cumulativeBlockGasUsed,
-      effectiveGasPrice: effectiveGasPrice(ptx.tx, baseFee),
-      contractAddress: result.createdAddress,
-      logs: r.logs,
-      firstLogIndex: logIndex,
-      bloom: r.bitvector,
-      returnValue: result.execResult.returnValue,
-      error: result.execResult.exceptionError?.error,
-      blobGasUsed: result.blobGasUsed,
-      blobGasPrice: result.blobGasUsed !== undefined ? blobGasPrice : undefined,
-    };
-    logIndex += r.logs.length;
+    const receipt = receiptOf(ptx.tx, result, baseFee, result.receipt.cumulativeBlockGasUsed, logIndex, blobGasPrice);
+    logIndex += receipt.logs.length;
     const mined: MinedTx = { tx: ptx.tx, hash: ptx.hash, hashHex: ptx.hashHex, from: ptx.from, index, block: stored, receipt };
     stored.txs.push(mined);
   });
   return { stored, skipped };
+}
+
+/** The node's receipt of a transaction's run (mined blocks, simulated ones). */
+export function receiptOf(tx: TypedTransaction, result: RunTxResult, baseFee: bigint | undefined, cumulativeGasUsed: bigint, firstLogIndex: number, blobGasPrice?: bigint): Receipt {
+  const r = result.receipt as typeof result.receipt & { status: 0 | 1 };
+  return {
+    status: r.status,
+    gasUsed: result.totalGasSpent,
+    cumulativeGasUsed,
+    effectiveGasPrice: effectiveGasPrice(tx, baseFee),
+    contractAddress: result.createdAddress,
+    logs: r.logs,
+    firstLogIndex,
+    bloom: r.bitvector,
+    returnValue: result.execResult.returnValue,
+    error: result.execResult.exceptionError?.error,
+    blobGasUsed: result.blobGasUsed,
+    blobGasPrice: result.blobGasUsed !== undefined ? blobGasPrice : undefined,
+  };
 }

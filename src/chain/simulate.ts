@@ -17,8 +17,8 @@ import { ChainError } from './errors.js';
 import { applyOverrides, asSender, ZERO_ADDRESS } from './execute.js';
 import { withFakeSender } from './request.js';
 import { revertMessage } from './revert.js';
-import { effectiveGasPrice } from './txs.js';
-import type { MinedTx, RawLog, Receipt, StateOverrides, StoredBlock, TxRequest } from './types.js';
+import { receiptOf } from './miner.js';
+import type { MinedTx, RawLog, StateOverrides, StoredBlock, TxRequest } from './types.js';
 
 /** geth's limits: blocks per request, and seconds between blocks when the caller gives no time. */
 export const MAX_SIMULATE_BLOCKS = 256;
@@ -249,19 +249,7 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
   let cumulative = 0n;
   ran.forEach(({ result, tx, from, logs }, index) => {
     cumulative += result.totalGasSpent;
-    const r = result.receipt as typeof result.receipt & { status: 0 | 1 };
-    const receipt: Receipt = {
-      status: r.status,
-      gasUsed: result.totalGasSpent,
-      cumulativeGasUsed: cumulative,
-      effectiveGasPrice: effectiveGasPrice(tx, header.baseFeePerGas),
-      contractAddress: result.createdAddress,
-      logs: r.logs,
-      firstLogIndex: logIndex,
-      bloom: r.bitvector,
-      returnValue: result.execResult.returnValue,
-      error: result.execResult.exceptionError?.error,
-    };
+    const receipt = receiptOf(tx, result, header.baseFeePerGas, cumulative, logIndex);
     const hashBytes = tx.hash();
     const mined: MinedTx = { tx, hash: hashBytes, hashHex: bytesToHex(hashBytes), from, index, block: stored, receipt };
     stored.txs.push(mined);

@@ -104,7 +104,7 @@ export interface StateJson {
 const q = (n: bigint | number): string => '0x' + n.toString(16);
 
 /** Accounts dumped between two yields to the event loop. */
-const YIELD_EVERY = 250;
+const YIELD_EVERY = 64;
 
 // ---------------------------------------------------------------- dump
 

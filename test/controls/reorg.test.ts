@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { Interface, Wallet } from 'ethers';
 import WebSocket from 'ws';
 import { startAnvil, type Anvil } from '../support/anvil.js';
-import { ADDRS, artifact, KEYS, startTestNode, type TestNode } from '../support/node.js';
+import { ADDRS, artifact, KEYS, startTestNode, type TestNode, waitForReceipt } from '../support/node.js';
 
 interface Node {
   url: string;
@@ -17,14 +17,7 @@ interface Node {
 
 const events = new Interface(artifact('Events').abi);
 
-async function waitReceipt(n: Node, hash: string) {
-  for (let i = 0; i < 200; i++) {
-    const r = await n.rpc('eth_getTransactionReceipt', [hash]);
-    if (r) return r;
-    await new Promise((res) => setTimeout(res, 10));
-  }
-  throw new Error(`no receipt for ${hash}`);
-}
+const waitReceipt = waitForReceipt;
 
 /** Three blocks (one log-emitting call among them), then a reorg of depth 2 with new transactions. */
 async function reorgScenario(n: Node) {

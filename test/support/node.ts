@@ -86,3 +86,13 @@ export function artifact(name: string): Artifact {
   }
   return a;
 }
+
+/** A transaction's receipt, polled for: anvil may answer eth_sendTransaction before its block is stored. */
+export async function waitForReceipt(n: { rpc(method: string, params?: unknown[]): Promise<any> }, hash: string): Promise<any> {
+  for (let i = 0; i < 200; i++) {
+    const r = await n.rpc('eth_getTransactionReceipt', [hash]);
+    if (r) return r;
+    await new Promise((res) => setTimeout(res, 10));
+  }
+  throw new Error(`no receipt for ${hash}`);
+}

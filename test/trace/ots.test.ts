@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Interface } from 'ethers';
 import { startAnvil, type Anvil } from '../support/anvil.js';
-import { ADDRS, artifact, startTestNode, type TestNode } from '../support/node.js';
+import { ADDRS, artifact, startTestNode, type TestNode, waitForReceipt } from '../support/node.js';
 
 const A0 = ADDRS[0].toLowerCase();
 
@@ -16,14 +16,7 @@ interface Node {
 }
 
 async function scenario(n: Node) {
-  const wait = async (hash: string) => {
-    for (let i = 0; i < 100; i++) {
-      const r = await n.rpc('eth_getTransactionReceipt', [hash]);
-      if (r) return r;
-      await new Promise((res) => setTimeout(res, 10));
-    }
-    throw new Error(`no receipt for ${hash}`);
-  };
+  const wait = (hash: string) => waitForReceipt(n, hash);
   const send = async (tx: object) => wait(await n.rpc('eth_sendTransaction', [{ from: A0, ...tx }]));
   const callee = (await send({ data: artifact('Callee').bytecode })).contractAddress;
   const caller = (await send({ data: artifact('Caller').bytecode })).contractAddress;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Interface } from 'ethers';
 import { startAnvil, type Anvil } from '../support/anvil.js';
-import { ADDRS, artifact, startTestNode, type TestNode } from '../support/node.js';
+import { ADDRS, artifact, startTestNode, type TestNode, waitForReceipt } from '../support/node.js';
 
 interface Rpc {
   rpc(method: string, params?: unknown[]): Promise<any>;
@@ -19,15 +19,7 @@ const caller = new Interface(artifact('Caller').abi);
 /** The same transactions on a node; returns their hashes by name. */
 async function scenario(n: Rpc): Promise<Record<string, string>> {
   const send = async (tx: object) => n.rpc('eth_sendTransaction', [{ from: ADDRS[0], ...tx }]);
-  const receipt = async (hash: string) => {
-    // anvil may answer eth_sendTransaction before its block is stored.
-    for (let i = 0; i < 100; i++) {
-      const r = await n.rpc('eth_getTransactionReceipt', [hash]);
-      if (r) return r;
-      await new Promise((res) => setTimeout(res, 10));
-    }
-    throw new Error(`no receipt for ${hash}`);
-  };
+  const receipt = (hash: string) => waitForReceipt(n, hash);
   const deployCallee = await send({ data: artifact('Callee').bytecode });
   const callee = (await receipt(deployCallee)).contractAddress;
   const deployCaller = await send({ data: artifact('Caller').bytecode });

@@ -1,14 +1,7 @@
 /** JSON-RPC over one WebSocket: calls, batches and subscriptions, for any node (node-rpc, anvil, geth). */
+import { RpcError } from '../../rpc/errors.js';
 
-export class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
+export { RpcError };
 
 type Waiter = { resolve: (v: unknown) => void; reject: (e: Error) => void };
 type Answer = { id?: number; result?: unknown; error?: { code: number; message: string; data?: unknown }; method?: string; params?: { subscription: string; result: unknown } };

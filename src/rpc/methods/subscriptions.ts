@@ -59,7 +59,6 @@ interface Sub {
 /** Subscriptions of one node. */
 /** Subscriptions one WebSocket connection may hold at once; the next is -32005. */
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 128;
-const LIMIT_EXCEEDED = -32005;
 
 export class SubscriptionHub {
   private readonly subs: Record<Kind, Map<string, Sub>> = {
@@ -112,7 +111,7 @@ export class SubscriptionHub {
     };
     let mine = this.byConn.get(ctx);
     if (mine && mine.size >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
-      throw new RpcError(LIMIT_EXCEEDED, `too many subscriptions on this connection: at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} (eth_unsubscribe some, or open another connection)`);
+      throw new RpcError(ErrorCode.LimitExceeded, `too many subscriptions on this connection: at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} (eth_unsubscribe some, or open another connection)`);
     }
     if (!mine) {
       this.byConn.set(ctx, (mine = new Map()));
