@@ -2,7 +2,7 @@
  * The consensus gate: every Cancun case of the ethereum/tests GeneralStateTests (in the shared
  * conformance folder beside the checkout) on the node's engine, untraced and traced.
  *
- *   node dist/test/consensus/run.js [--sample N] [--mode untraced|traced|both] [--workers N]
+ *   node dist/test/consensus/run.js [--sample N] [--mode untraced|traced|both] [--workers N] [--only TEXT]
  *
  * `--sample N` runs every N-th case (a deterministic tenth with 10). Prints each failure and ends
  * with `consensus: N passed, M failed`; exits 1 on any failure.
@@ -73,9 +73,9 @@ function caseCount(file: string, base: string): number {
   return cases(relative(base, file), JSON.parse(readFileSync(file, 'utf8'))).length;
 }
 
-export async function runGate(options: { sample: number; traced: boolean[]; workers: number; log?: (line: string) => void }): Promise<{ passed: number; failed: CaseResult[] }> {
+export async function runGate(options: { sample: number; traced: boolean[]; workers: number; only?: string; log?: (line: string) => void }): Promise<{ passed: number; failed: CaseResult[] }> {
   const base = testsDir();
-  const files = jsonFiles(base);
+  const files = jsonFiles(base).filter((f) => options.only === undefined || f.includes(options.only));
   // Split the files into contiguous shares of about equal case counts.
   const counts = files.map((f) => caseCount(f, base));
   const total = counts.reduce((a, b) => a + b, 0);
@@ -117,7 +117,7 @@ if (!isMainThread) {
   const mode = arg('--mode', 'both');
   const traced = mode === 'both' ? [false, true] : [mode === 'traced'];
   const started = Date.now();
-  const { passed, failed } = await runGate({ sample: Number(arg('--sample', '1')), traced, workers: Number(arg('--workers', '2')), log: (l) => process.stdout.write(l + '\n') });
+  const { passed, failed } = await runGate({ sample: Number(arg('--sample', '1')), traced, workers: Number(arg('--workers', '2')), only: process.argv.includes('--only') ? arg('--only', '') : undefined, log: (l) => process.stdout.write(l + '\n') });
   process.stdout.write(`(${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
   process.stdout.write(`consensus: ${passed} passed, ${failed.length} failed\n`);
   process.exitCode = failed.length === 0 ? 0 : 1;

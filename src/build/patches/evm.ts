@@ -42,6 +42,26 @@ const gasHandlerEdit = ([name, opcode]: [string, string]): Edit => ({
 
 export const EVM_PATCHES: Patch[] = [
   {
+    id: 'evm-step-revert-data-in-bounds',
+    file: `${ESM}/interpreter.js`,
+    why:
+      'With a step listener attached (tracing), the step event of a REVERT read its revert data from memory ' +
+      'before the opcode\'s gas check: a range far past memory (up to 2^256 bytes) threw a RangeError or ' +
+      'exhausted the heap, so a transaction that runs out of gas untraced failed differently when traced ' +
+      '(11 state tests). The event now carries revert data only when memory already holds the range; the ' +
+      'opcode itself then charges and fails exactly as it does untraced.',
+    edits: [
+      {
+        find: `            if (length !== BIGINT_0) {
+                error = this._runState.memory.read(Number(offset), Number(length));
+            }`,
+        replace: `            if (length !== BIGINT_0 && offset + length <= BigInt(this._runState.memory._store.length)) {
+                error = this._runState.memory.read(Number(offset), Number(length));
+            }`,
+      },
+    ],
+  },
+  {
     id: 'evm-plain-steps',
     file: `${ESM}/interpreter.js`,
     why:
