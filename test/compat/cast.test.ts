@@ -70,8 +70,9 @@ describe('cast against node-rpc', () => {
     assert.match(run, /Transaction successfully executed/);
     assert.match(run, /Gas used: 21000/);
     // cast asks eth_getAccountInfo first; the node serves it (no unknown-method line in its log,
-    // whose request lines come out once a burst of requests is over).
-    await new Promise((r) => setTimeout(r, 300));
+    // whose request lines come out once a burst of requests is over: wait for the line).
+    const deadline = Date.now() + 10_000;
+    while (!/eth_getAccountInfo/.test(node.output()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     assert.doesNotMatch(node.output(), /eth_getAccountInfo: the method/);
     assert.match(node.output(), /eth_getAccountInfo/);
   });
