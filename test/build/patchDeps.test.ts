@@ -1,53 +1,101 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { bigIntToBytes, bytesToHex, bytesToUnprefixedHex, setLengthLeft, setLengthRight } from '@ethereumjs/util';
-import { PATCHES, applyPatches, markerOf, patchText, type Patch } from '../../src/build/patchDeps.js';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { MARKER, PRISTINE, applyPatches, checkPins, parseDiff, readPatches, type PackagePatch } from '../../src/build/patchDeps.js';
 
-const sample: Patch = { id: 'sample', file: 'pkg/lib.js', why: 'test', edits: [{ find: 'slow();', replace: 'fast();' }] };
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const SCRIPT = join(ROOT, 'dist', 'src', 'build', 'patchDeps.js');
 
-test('a patch replaces its text once, marks the file, and a second run changes nothing', () => {
-  const first = patchText('a();\nslow();\nb();\n', sample);
-  assert.equal(first.outcome, 'applied');
-  assert.equal(first.text, 'a();\n/* node-rpc patch: sample */\nfast();\nb();\n');
-  const again = patchText(first.text, sample);
-  assert.equal(again.outcome, 'already');
-  assert.equal(again.text, first.text);
-});
-
-test('a patch whose text is gone or ambiguous fails the build and names itself', () => {
-  assert.throws(() => patchText('a();\n', sample), /dependency patch 'sample' no longer applies to pkg\/lib\.js/);
-  assert.throws(() => patchText('slow();\nslow();\n', sample), /'sample' no longer applies/);
-});
-
-test('a patch with several edits applies all of them, or none when one is missing', () => {
-  const two: Patch = { id: 'two', file: 'pkg/lib.js', why: 'test', edits: [{ find: 'a();', replace: 'x();' }, { find: 'b();', replace: 'y();' }] };
-  assert.equal(patchText('a();\nb();\n', two).text, '/* node-rpc patch: two */\nx();\n/* node-rpc patch: two */\ny();\n');
+/** A node_modules folder with one package `@x/lib` at `version` holding `lib.js`, and a patches folder. */
+function sandbox(version: string, lib: string) {
   const dir = mkdtempSync(join(tmpdir(), 'node-rpc-patch-'));
-  const file = join(dir, two.file);
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, 'a();\nc();\n');
-  assert.throws(() => applyPatches(dir, [two]), /'two' no longer applies/);
-  assert.equal(readFileSync(file, 'utf8'), 'a();\nc();\n');
+  const nm = join(dir, 'node_modules');
+  mkdirSync(join(nm, '@x', 'lib'), { recursive: true });
+  writeFileSync(join(nm, '@x', 'lib', 'package.json'), JSON.stringify({ name: '@x/lib', version }));
+  writeFileSync(join(nm, '@x', 'lib', 'lib.js'), lib);
+  mkdirSync(join(dir, 'patches'));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ dependencies: { '@x/lib': '1.0.0' } }));
+  const build = () => execFileSync(process.execPath, [SCRIPT, nm, join(dir, 'patches'), join(dir, 'package.json')], { encoding: 'utf8', stdio: 'pipe' });
+  return { dir, nm, file: join(nm, '@x', 'lib', 'lib.js'), patch: join(dir, 'patches', '@x+lib+1.0.0.patch'), build };
+}
+
+const LIB = 'a();\nslow();\nb();\nc();\n';
+const diff = (line: string) => `Why: slow() was slow.\n\ndiff --git a/lib.js b/lib.js\n--- a/lib.js\n+++ b/lib.js\n@@ -1,3 +1,4 @@\n a();\n-slow();\n+${MARKER}demo */\n+${line}\n b();\n`;
+const wrongPins = (range: string) => ({ dependencies: { '@x/lib': range } });
+
+test('a unified diff applies to the pristine file; the build keeps the pristine copy', () => {
+  const s = sandbox('1.0.0', LIB);
+  writeFileSync(s.patch, diff('fast();'));
+  assert.match(s.build(), /patched @x\/lib\/lib\.js/);
+  assert.equal(readFileSync(s.file, 'utf8'), `a();\n${MARKER}demo */\nfast();\nb();\nc();\n`);
+  assert.equal(readFileSync(join(s.nm, PRISTINE, '@x', 'lib@1.0.0', 'lib.js'), 'utf8'), LIB);
+  assert.equal(s.build(), '', 'a second build changes nothing');
 });
 
-test('applyPatches writes patched files under a node_modules directory', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'node-rpc-patch-'));
-  const file = join(dir, sample.file);
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, 'slow();\n');
-  assert.deepEqual(applyPatches(dir, [sample]), [{ id: 'sample', outcome: 'applied' }]);
-  assert.match(readFileSync(file, 'utf8'), /fast\(\);/);
-  assert.deepEqual(applyPatches(dir, [sample]), [{ id: 'sample', outcome: 'already' }]);
+test('changing one line of a patch and building again applies the new line', () => {
+  const s = sandbox('1.0.0', LIB);
+  writeFileSync(s.patch, diff('fast();'));
+  s.build();
+  writeFileSync(s.patch, diff('faster();'));
+  s.build();
+  assert.equal(readFileSync(s.file, 'utf8'), `a();\n${MARKER}demo */\nfaster();\nb();\nc();\n`);
+  // A patch removed: its file goes back to the published text.
+  rmSync(s.patch);
+  assert.match(s.build(), /restored @x\/lib\/lib\.js/);
+  assert.equal(readFileSync(s.file, 'utf8'), LIB);
 });
 
-test('the build applied every dependency patch to the installed packages', () => {
-  for (const patch of PATCHES) {
-    const text = readFileSync(join(process.cwd(), 'node_modules', patch.file), 'utf8');
-    assert.ok(text.includes(markerOf(patch)), `${patch.id} is not applied to ${patch.file}`);
-  }
+test('another installed version fails the build in one line naming the package', () => {
+  const s = sandbox('1.0.1', LIB);
+  writeFileSync(s.patch, diff('fast();'));
+  assert.throws(s.build, (e: { stderr: string; status: number }) => {
+    assert.equal(e.status, 1);
+    assert.equal(e.stderr.trim().split('\n').length, 1);
+    assert.match(e.stderr, /^@x\/lib 1\.0\.1 is installed, but node-rpc is pinned to and checked against 1\.0\.0/);
+    return true;
+  });
+  assert.equal(readFileSync(s.file, 'utf8'), LIB);
+  assert.throws(() => checkPins(s.nm, wrongPins('^1.0.0'), readPatches(join(s.dir, 'patches'))), /@x\/lib must be pinned to one exact version in package\.json, not '\^1\.0\.0'/);
+});
+
+test('a hunk whose context changed fails the build naming the patch, and nothing is written', () => {
+  const s = sandbox('1.0.0', 'a();\nquick();\nb();\n');
+  writeFileSync(s.patch, diff('fast();'));
+  assert.throws(s.build, (e: { stderr: string }) => /dependency patch @x\+lib\+1\.0\.0\.patch no longer applies to lib\.js: the code at line 1 changed/.test(e.stderr));
+  assert.equal(readFileSync(s.file, 'utf8'), 'a();\nquick();\nb();\n');
+  assert.equal(existsSync(join(s.nm, PRISTINE)), false);
+});
+
+test('a file patched by an older build without a pristine copy is refused', () => {
+  const s = sandbox('1.0.0', `${MARKER}old */\n` + LIB);
+  writeFileSync(s.patch, diff('fast();'));
+  assert.throws(s.build, (e: { stderr: string }) => /@x\/lib\/lib\.js holds patches but no pristine copy: reinstall it with npm ci/.test(e.stderr));
+});
+
+test('diffs: several hunks, added and removed lines, commentary before the first file', () => {
+  const files = parseDiff('notes\n--- a/lib.js\n+++ b/lib.js\n@@ -1,2 +1,2 @@\n-x\n+y\n z\n@@ -5 +5,2 @@\n w\n+v\n');
+  assert.deepEqual(files, [
+    { path: 'lib.js', hunks: [ { start: 1, before: ['x', 'z'], after: ['y', 'z'] }, { start: 5, before: ['w'], after: ['w', 'v'] } ] },
+  ]);
+  const patch: PackagePatch = { name: 'p', pkg: '@x/lib', version: '1.0.0', files };
+  const s = sandbox('1.0.0', 'x\nz\n3\n4\nw\n');
+  applyPatches(s.nm, [patch]);
+  assert.equal(readFileSync(s.file, 'utf8'), 'y\nz\n3\n4\nw\nv\n');
+});
+
+test('the build applied every dependency patch to the installed packages, all pinned', () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  checkPins(join(ROOT, 'node_modules'), manifest);
+  const patches = readPatches(join(ROOT, 'src', 'build', 'patches'));
+  assert.ok(patches.length >= 4);
+  for (const patch of patches) assert.equal(manifest.dependencies[patch.pkg], patch.version, `${patch.name} is for the pinned version`);
+  // All at once (a file no patch names would be restored): nothing to write when the build did it.
+  for (const r of applyPatches(join(ROOT, 'node_modules'), patches)) assert.equal(r.outcome, 'unchanged', `${r.file} is not as its patch makes it`);
 });
 
 test('the patched padding helpers still pad, keep input, and refuse to truncate', () => {
