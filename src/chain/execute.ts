@@ -8,6 +8,7 @@ import { Account, Address, bytesToHex, type PrefixedHexString } from '@ethereumj
 import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ChainError, RevertError } from './errors.js';
 import { ForkStateManager } from './fork/state.js';
+import { TxRejected, engineRejection, feesOf, runChecked } from './rejections.js';
 import { withFakeSender } from './request.js';
 import { revertMessage } from './revert.js';
 import type { StateOverrides, TxRequest } from './types.js';
@@ -64,16 +65,18 @@ export async function runDiscarded(
     const nonce = req.nonce ?? ((await vm.stateManager.getAccount(from))?.nonce ?? 0n);
     // Without a gas limit a call may use the whole block, as in geth and anvil.
     const tx = withFakeSender({ ...req, nonce, gas: req.gas ?? block.header.gasLimit }, vm.common as Common, from);
-    const result = await asSender(vm, from, () =>
-      runTx(vm, {
-        tx,
-        block,
-        skipBalance: true,
-        skipNonce: true,
-        skipBlockGasLimitValidation: true,
-        skipHardForkValidation: true,
-        reportAccessList: options.reportAccessList,
-      }),
+    const result = await runChecked(vm, tx, from, { ...feesOf(block.header), skipBalance: true, skipNonce: true }, () =>
+      asSender(vm, from, () =>
+        runTx(vm, {
+          tx,
+          block,
+          skipBalance: true,
+          skipNonce: true,
+          skipBlockGasLimitValidation: true,
+          skipHardForkValidation: true,
+          reportAccessList: options.reportAccessList,
+        }),
+      ),
     );
     return { result, error: result.execResult.exceptionError?.error };
   } finally {
@@ -110,8 +113,7 @@ export async function estimateGas(
     try {
       return await runDiscarded(vm, block, { ...req, gas }, { prepare });
     } catch (err) {
-      const msg = err instanceof Error ? err.message : String(err);
-      if (/INTRINSIC_GAS_TOO_LOW|floor|gas limit/i.test(msg)) return undefined;
+      if (err instanceof TxRejected && (err.kind === 'intrinsic-gas' || err.kind === 'floor-data-gas')) return undefined;
       throw rethrow(err);
     }
   };
@@ -171,7 +173,5 @@ const show = (e: { address: Address; storageKeys: Uint8Array[] }) => ({
 });
 
 function rethrow(err: unknown): never {
-  if (err instanceof ChainError) throw err;
-  const msg = err instanceof Error ? err.message.split('\n')[0].replace(/ \(.*-> .*\)$/, '') : String(err);
-  throw new ChainError(msg);
+  throw engineRejection(err);
 }

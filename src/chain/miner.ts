@@ -3,8 +3,10 @@ import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, bytesToHex } from '@ethereumjs/util';
 import { buildBlock, type RunTxResult, type VM } from '@ethereumjs/vm';
+import type { ChainError } from './errors.js';
 import { asSender } from './execute.js';
-import { effectiveGasPrice, vmRejection } from './txs.js';
+import { engineRejection, runChecked, type RunChecks } from './rejections.js';
+import { effectiveGasPrice } from './txs.js';
 import type { MinedTx, Receipt, StoredBlock } from './types.js';
 
 /** A transaction whose sender is known (recovered once, or impersonated). */
@@ -28,7 +30,7 @@ export interface BlockEnv {
 export interface MineOutcome {
   stored: StoredBlock;
   /** Transactions that could not be included (e.g. they no longer fit the block or failed validation). */
-  skipped: Array<{ ptx: PendingTx; error: Error }>;
+  skipped: Array<{ ptx: PendingTx; error: ChainError }>;
 }
 
 /**
@@ -51,16 +53,21 @@ export async function mineBlock(vm: VM, parent: Block, txs: readonly PendingTx[]
   });
   const included: Array<{ ptx: PendingTx; result: RunTxResult }> = [];
   const skipped: MineOutcome['skipped'] = [];
+  const checks: RunChecks = {
+    baseFee: env.baseFeePerGas ?? (vm.common.isActivatedEIP(1559) ? parent.header.calcNextBaseFee() : undefined),
+    blobGasPrice: () => parent.header.calcNextBlobGasPrice(vm.common),
+  };
   for (const ptx of txs) {
     try {
-      const result = await asSender(vm, ptx.from, () => builder.addTransaction(ptx.tx, { skipHardForkValidation: true }));
+      checks.gasLeft = env.gasLimit - builder.gasUsed;
+      const result = await runChecked(vm, ptx.tx, ptx.from, checks, () => asSender(vm, ptx.from, () => builder.addTransaction(ptx.tx, { skipHardForkValidation: true })));
       included.push({ ptx, result });
     } catch (error) {
       if (requireAll) {
         await builder.revert();
-        throw vmRejection(error);
+        throw engineRejection(error);
       }
-      skipped.push({ ptx, error: vmRejection(error) });
+      skipped.push({ ptx, error: engineRejection(error) });
     }
   }
   const { block } = await builder.build();

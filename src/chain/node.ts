@@ -37,6 +37,7 @@ import type { Fork } from './fork/fork.js';
 import { forkPoint } from './fork/genesis.js';
 import { ForkLink, withPrefetch } from './fork/state.js';
 import { checkAdmission, decodeRawTx, recoverSender } from './txs.js';
+import { TxRejected } from './rejections.js';
 import { LATEST, type BlockRef, type MinedTx, type StateOverrides, type StoredBlock, type TxRequest } from './types.js';
 
 /** Priority fee the node suggests (eth_maxPriorityFeePerGas) and fills in for eth_sendTransaction. */
@@ -271,7 +272,7 @@ export class DevNode {
 
   private async stateCopy(at: StoredBlock): Promise<MerkleStateManager> {
     const sm = this.state.shallowCopy(true);
-    await sm.setStateRoot(this.stateRootOf(at)).catch((err) => historyUnavailable(at, err));
+    await openAt(sm, this.stateRootOf(at), at);
     return sm;
   }
 
@@ -306,7 +307,7 @@ export class DevNode {
   /** A private VM copy opened at `stateRoot`, a state of block `at` (replays, traces); the live state is untouched. */
   async vmAt(stateRoot: Uint8Array, at: StoredBlock): Promise<VM> {
     const vm = await this.vm.shallowCopy(true);
-    await vm.stateManager.setStateRoot(stateRoot).catch((err) => historyUnavailable(at, err));
+    await openAt(vm.stateManager as MerkleStateManager, stateRoot, at);
     return vm;
   }
 
@@ -566,7 +567,7 @@ export class DevNode {
     if (!equalsBytes(preStateRoot, parent.header.stateRoot)) stored.preStateRoot = preStateRoot;
     // Transactions that no longer fit stay in the pool for the next block.
     for (const s of skipped) {
-      if (/gas limit|remaining gas/.test(s.error.message)) this.pool.add(s.ptx);
+      if (s.error instanceof TxRejected && s.error.kind === 'block-full') this.pool.add(s.ptx);
       else this.events.emit('dropped', s.ptx, s.error.message);
     }
     this.store.add(stored);
@@ -968,12 +969,15 @@ export function headerFields(h: Block['header']) {
   };
 }
 
-/** A state read at a block whose state this node does not hold (history loaded from a state file). */
-function historyUnavailable(at: StoredBlock, err: unknown): never {
-  if (/does not contain state root|missing node/i.test(err instanceof Error ? err.message : String(err))) {
+/**
+ * Open `sm` at `root`, a state of block `at`. History loaded from a state file keeps only the
+ * latest state: an older root is not in the trie, which is checked, not read off an error.
+ */
+async function openAt(sm: MerkleStateManager, root: Uint8Array, at: StoredBlock): Promise<void> {
+  if (!equalsBytes(root, KECCAK256_RLP) && !(await sm.hasStateRoot(root))) {
     throw new ChainError(`state of block ${at.number} is not available: history loaded from a state file keeps only the latest state`);
   }
-  throw err;
+  await sm.setStateRoot(root);
 }
 
 function bigintToBytes32(n: bigint): Uint8Array {

@@ -9,7 +9,7 @@ import { buildBlock, type BlockBuilder, type RunTxResult, type VM } from '@ether
 import { asSender } from './execute.js';
 import { ChainError } from './errors.js';
 import type { DevNode } from './node.js';
-import { vmRejection } from './txs.js';
+import { engineRejection } from './rejections.js';
 import type { MinedTx, StoredBlock } from './types.js';
 
 /** A block being re-executed: `vm` holds the state before the next transaction to run. */
@@ -93,7 +93,7 @@ export class BlockReplay {
     try {
       return await asSender(this.vm, t.from, () => this.builder.addTransaction(t.tx, { skipHardForkValidation: true }));
     } catch (err) {
-      throw vmRejection(err);
+      throw engineRejection(err);
     }
   }
 }

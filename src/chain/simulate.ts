@@ -15,6 +15,7 @@ import { Account, bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft, type Add
 import { Bloom, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ChainError } from './errors.js';
 import { applyOverrides, asSender, ZERO_ADDRESS } from './execute.js';
+import { engineRejection } from './rejections.js';
 import { withFakeSender } from './request.js';
 import { revertMessage } from './revert.js';
 import { receiptOf } from './miner.js';
@@ -185,9 +186,12 @@ async function runCall(vm: VM, tx: TypedTransaction, from: Address, block: Block
     events.on('step', trace.onStep);
   }
   try {
+    // `validate` has checked the call the spec's way; anything ethereumjs still refuses is reported as it says.
     const result = await asSender(vm, from, () =>
       runTx(vm, { tx, block, skipBalance: !opts.validation, skipNonce: !opts.validation, skipBlockGasLimitValidation: !opts.validation, skipHardForkValidation: true }),
-    );
+    ).catch((err: unknown) => {
+      throw engineRejection(err);
+    });
     const real = (result.execResult.logs ?? []) as RawLog[];
     return { result, logs: trace ? trace.merge(real) : real };
   } finally {

@@ -1,25 +1,49 @@
 /** Decoding and admission checks for incoming transactions, with geth's error messages. */
 import type { Common } from '@ethereumjs/common';
 import { Capability, TransactionType, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
-import type { Address } from '@ethereumjs/util';
+import { RLP } from '@ethereumjs/rlp';
+import { bytesToBigInt, type Address } from '@ethereumjs/util';
 import { ChainError } from './errors.js';
 
-/** Decode a signed raw transaction for this chain. Chain id mismatches become `invalid chain id`. */
+const TYPED = new Set<number>([TransactionType.AccessListEIP2930, TransactionType.FeeMarketEIP1559, TransactionType.BlobEIP4844, TransactionType.EOACodeEIP7702]);
+
+/** The chain id a raw transaction is signed for (undefined: a legacy transaction without EIP-155). */
+function signedChainId(raw: Uint8Array): bigint | undefined {
+  const typed = raw[0]! <= 0x7f;
+  const fields = RLP.decode(typed ? raw.subarray(1) : raw);
+  if (!Array.isArray(fields)) throw new Error('not a list');
+  const at = fields[typed ? 0 : 6];
+  if (!(at instanceof Uint8Array)) throw new Error('bad field');
+  const n = bytesToBigInt(at);
+  if (typed) return n;
+  return n >= 35n ? (n - 35n) / 2n : undefined;
+}
+
+/**
+ * Decode a signed raw transaction for this chain. The type byte and the signed chain id are read
+ * before ethereumjs decodes, so each refusal has its own kind and wording.
+ */
 export function decodeRawTx(raw: Uint8Array, common: Common): TypedTransaction {
   if (raw.length === 0) throw new ChainError('typed transaction too short');
-  let tx: TypedTransaction;
-  try {
-    tx = createTxFromRLP(raw, { common });
-  } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
-    if (/chain ?id/i.test(msg) || /EIP155/i.test(msg)) throw new ChainError('invalid chain id for signer');
-    if (/not supported|unknown tx type|invalid transaction type/i.test(msg)) throw new ChainError(`transaction type not supported: ${firstLine(msg)}`);
-    throw new ChainError(`invalid transaction: ${firstLine(msg)}`);
+  const type = raw[0]! <= 0x7f ? raw[0]! : TransactionType.Legacy;
+  if (type !== TransactionType.Legacy && (!TYPED.has(type) || (type === TransactionType.EOACodeEIP7702 && !common.isActivatedEIP(7702)))) {
+    throw new ChainError(`transaction type not supported: type ${type}`);
   }
-  if (tx.type === TransactionType.BlobEIP4844) {
+  if (type === TransactionType.BlobEIP4844) {
     throw new ChainError('transaction type not supported: blob transactions need the blob sidecar, which this node does not accept');
   }
-  return tx;
+  let chainId: bigint | undefined;
+  try {
+    chainId = signedChainId(raw);
+  } catch {
+    throw new ChainError('invalid transaction: rlp: not a transaction');
+  }
+  if (chainId !== undefined && chainId !== common.chainId()) throw new ChainError('invalid chain id for signer');
+  try {
+    return createTxFromRLP(raw, { common });
+  } catch (err) {
+    throw new ChainError(`invalid transaction: ${firstLine(err instanceof Error ? err.message : String(err))}`);
+  }
 }
 
 /** Recover and return the signer once; a bad signature is a clear error. */
@@ -83,16 +107,3 @@ function firstLine(msg: string): string {
   return msg.split('\n')[0].replace(/\s*\(tx type=.*$/, '');
 }
 
-/** Translate an ethereumjs validation error into geth's words. */
-export function vmRejection(err: unknown): ChainError {
-  if (err instanceof ChainError) return err;
-  const msg = err instanceof Error ? err.message : String(err);
-  const line = firstLine(msg).replace(/ \(.*-> .*\)$/, '');
-  if (/EIP-3607/.test(line)) return new ChainError('sender not an eoa');
-  if (/floor|EIP-7623/i.test(line)) return new ChainError(`insufficient gas for floor data gas cost: ${line}`);
-  if (/INTRINSIC_GAS_TOO_LOW/.test(line)) return new ChainError(`intrinsic gas too low: ${line}`);
-  if (/higher gas limit than/.test(line)) return new ChainError('exceeds block gas limit');
-  if (/enough funds/.test(line)) return new ChainError(`insufficient funds for gas * price + value: ${line}`);
-  if (/correct nonce/.test(line)) return new ChainError(`nonce too low: ${line}`);
-  return new ChainError(line);
-}

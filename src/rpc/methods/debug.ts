@@ -15,7 +15,8 @@ import { applyOverrides, asSender, ZERO_ADDRESS } from '../../chain/execute.js';
 import { headerFields, type DevNode } from '../../chain/node.js';
 import { BlockReplay } from '../../chain/replay.js';
 import { withFakeSender } from '../../chain/request.js';
-import { effectiveGasPrice, vmRejection } from '../../chain/txs.js';
+import { effectiveGasPrice } from '../../chain/txs.js';
+import { feesOf, runChecked } from '../../chain/rejections.js';
 import { LATEST, type BlockRef, type MinedTx, type StateOverrides, type StoredBlock, type TxRequest } from '../../chain/types.js';
 import { hex } from '../../format/hex.js';
 import { parseTraceConfig, traceRun, type TraceConfig, type TraceOutcome, type TraceRun } from '../../trace/index.js';
@@ -216,13 +217,11 @@ async function traceCallOn(vm: VM, block: Block, req: TxRequest, state: StateOve
       {
         vm,
         run: async () => {
-          try {
-            return outcomeOf(
-              await asSender(vm, from, () => runTx(vm, { tx, block, skipBalance: true, skipNonce: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true })),
-            );
-          } catch (err) {
-            throw vmRejection(err);
-          }
+          return outcomeOf(
+            await runChecked(vm, tx, from, { ...feesOf(block.header), skipBalance: true, skipNonce: true }, () =>
+              asSender(vm, from, () => runTx(vm, { tx, block, skipBalance: true, skipNonce: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true })),
+            ),
+          );
         },
         from,
         to: tx.to,
