@@ -33,7 +33,9 @@ export interface StepView {
   gasLeft: bigint;
   gasRefund: bigint;
   stack: bigint[];
+  /** Copied when first read (see the evm-step-memory-on-read patch): read it only when needed. */
   memory: Uint8Array;
+  memoryWordCount?: bigint;
   address: Address;
   account?: Account;
   stateManager: StateManagerInterface;
@@ -231,7 +233,13 @@ export class TraceDriver {
     };
     const onStepSync = (step: InterpreterStep) => {
       if (this.abortError !== undefined) throw this.abortError;
-      this.step(step);
+      try {
+        this.step(step);
+      } catch (err) {
+        // Remembered, so that every later event fails at once without tracing (a tracer's limit).
+        this.abortError = err;
+        throw err;
+      }
     };
     const onStepAsync = (step: InterpreterStep, resolve: () => void) => {
       this.guarded(resolve, () => this.step(step));

@@ -2,8 +2,13 @@
 
 const BYTE_HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
-/** Lowercase hex of `bytes[start, end)`, no prefix. */
+/**
+ * Lowercase hex of `bytes[start, end)`, no prefix. Longer runs go through Node's native encoder,
+ * which gives one flat string: joining byte pairs builds a rope of one node per byte (a memory
+ * word's hex then takes about 1 KB of heap, and a struct log with memory holds millions).
+ */
 export function hexRaw(bytes: Uint8Array, start = 0, end = bytes.length): string {
+  if (end - start > 4) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex', start, end);
   let out = '';
   for (let i = start; i < end; i++) out += BYTE_HEX[bytes[i]];
   return out;

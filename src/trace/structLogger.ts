@@ -2,7 +2,7 @@
 import { ChainError } from '../chain/errors.js';
 import type { StructLoggerOptions } from './config.js';
 import type { Frame, FrameResult, StepView, Tracer, TxEndContext } from './driver.js';
-import { bytesToWord, hashHex, hexBytes, hexRaw } from './hex.js';
+import { bytesToWord, hashHex, hexBytes } from './hex.js';
 import { OP, opName } from './opcodes.js';
 
 type Entry = Record<string, unknown>;
@@ -13,6 +13,16 @@ export class TraceLimitError extends ChainError {
     super(`trace exceeds the limit of ${limit} struct-log steps (--max-trace-steps): pass {"limit": n} for the first n steps, use a tracer such as callTracer, or raise the limit`, undefined, -32005);
   }
 }
+
+/** A struct-log trace holding more text than a response can carry: -32005, naming what to change. */
+export class TraceSizeError extends ChainError {
+  constructor(mib: number) {
+    super(`trace exceeds ${mib} MiB of struct-log data (memory and stack copies at every step): trace without enableMemory, pass {"limit": n} for the first n steps, or use a tracer such as callTracer`, undefined, -32005);
+  }
+}
+
+/** What one struct-log entry's memory, stack and storage text may add up to over a trace (V8 strings stop near 512 MiB). */
+export const MAX_TRACE_BYTES = 256 * 2 ** 20;
 
 interface PendingSload {
   frame: Frame;
@@ -30,11 +40,14 @@ export class StructLogger implements Tracer {
   private lastEntryStep: StepView | undefined;
   private gasUsed = 0n;
   private top: FrameResult | undefined;
+  /** About how many bytes of text the recorded memory, stack and storage copies take. */
+  private bytes = 0;
 
   /** `maxSteps`: the node's cap on recorded steps (--max-trace-steps), which bounds a trace's memory. */
   constructor(
     private readonly opts: StructLoggerOptions,
     private readonly maxSteps = Number.POSITIVE_INFINITY,
+    private readonly maxBytes = MAX_TRACE_BYTES,
   ) {}
 
   opcode(step: StepView, cost: bigint, frame: Frame): void {
@@ -59,11 +72,15 @@ export class StructLogger implements Tracer {
       entry.stack = out;
     }
     if (opts.enableReturnData && frame.returnData.length > 0) entry.returnData = hexBytes(frame.returnData);
+    // A word of stack or memory is 66 characters of JSON text (and a string header).
+    this.bytes += 80 * ((opts.disableStack ? 0 : stack.length) + (opts.enableMemory ? Number(step.memoryWordCount ?? BigInt(step.memory.length >> 5)) : 0));
+    if (this.bytes > this.maxBytes) throw new TraceSizeError(Math.round(this.maxBytes / 2 ** 20));
     if (opts.enableMemory) {
       const mem = step.memory;
       if (mem.length > 0) {
         const words = new Array<string>(mem.length >> 5);
-        for (let i = 0, w = 0; i + 32 <= mem.length; i += 32, w++) words[w] = '0x' + hexRaw(mem, i, i + 32);
+        const buf = Buffer.from(mem.buffer, mem.byteOffset, mem.length);
+        for (let i = 0, w = 0; i + 32 <= mem.length; i += 32, w++) words[w] = '0x' + buf.toString('hex', i, i + 32);
         entry.memory = words;
       }
     }
@@ -86,6 +103,7 @@ export class StructLogger implements Tracer {
         entry.storage = snapshotOf(slots);
       }
     }
+    if (entry.storage !== undefined) this.bytes += 140 * this.storage.get(frame.address ?? step.address.toString())!.size;
     if (step.gasRefund !== 0n) entry.refund = Number(step.gasRefund);
     this.logs.push(entry);
     this.lastEntryStep = step;

@@ -2,7 +2,7 @@
  * The consensus gate: every Cancun case of the ethereum/tests GeneralStateTests (in the shared
  * conformance folder beside the checkout) on the node's engine, untraced and traced.
  *
- *   node dist/test/consensus/run.js [--sample N] [--mode untraced|traced|both] [--workers N] [--only TEXT]
+ *   node dist/test/consensus/run.js [--sample N] [--mode untraced|traced|both] [--workers N] [--only TEXT] [--progress]
  *
  * `--sample N` runs every N-th case (a deterministic tenth with 10). Prints each failure and ends
  * with `consensus: N passed, M failed`; exits 1 on any failure.
@@ -45,6 +45,8 @@ interface Job {
   sample: number;
   offset: number;
   traced: boolean[];
+  /** Print each file as it starts, with the heap in use (to find a slow or hungry case). */
+  progress?: boolean;
 }
 
 /** Run a share of the files; the case numbering is global so a sample is the same however split. */
@@ -52,6 +54,7 @@ async function runJob(job: Job): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
   let n = job.offset;
   for (const file of job.files) {
+    if (job.progress) process.stderr.write(`${new Date().toISOString()} ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MiB ${relative(job.base, file)}\n`);
     const json = JSON.parse(readFileSync(file, 'utf8')) as Record<string, StateTestJson>;
     for (const c of cases(relative(job.base, file), json)) {
       if (n++ % job.sample !== 0) continue;
@@ -73,7 +76,7 @@ function caseCount(file: string, base: string): number {
   return cases(relative(base, file), JSON.parse(readFileSync(file, 'utf8'))).length;
 }
 
-export async function runGate(options: { sample: number; traced: boolean[]; workers: number; only?: string; log?: (line: string) => void }): Promise<{ passed: number; failed: CaseResult[] }> {
+export async function runGate(options: { sample: number; traced: boolean[]; workers: number; only?: string; progress?: boolean; log?: (line: string) => void }): Promise<{ passed: number; failed: CaseResult[] }> {
   const base = testsDir();
   const files = jsonFiles(base).filter((f) => options.only === undefined || f.includes(options.only));
   // Split the files into contiguous shares of about equal case counts.
@@ -87,7 +90,7 @@ export async function runGate(options: { sample: number; traced: boolean[]; work
     let share = 0;
     const target = (total * (w + 1)) / options.workers - offset;
     while (end < files.length && (w === options.workers - 1 || share < target)) share += counts[end++]!;
-    jobs.push({ files: files.slice(start, end), base, sample: options.sample, offset, traced: options.traced });
+    jobs.push({ files: files.slice(start, end), base, sample: options.sample, offset, traced: options.traced, progress: options.progress });
     offset += share;
     start = end;
   }
@@ -117,7 +120,7 @@ if (!isMainThread) {
   const mode = arg('--mode', 'both');
   const traced = mode === 'both' ? [false, true] : [mode === 'traced'];
   const started = Date.now();
-  const { passed, failed } = await runGate({ sample: Number(arg('--sample', '1')), traced, workers: Number(arg('--workers', '2')), only: process.argv.includes('--only') ? arg('--only', '') : undefined, log: (l) => process.stdout.write(l + '\n') });
+  const { passed, failed } = await runGate({ sample: Number(arg('--sample', '1')), traced, workers: Number(arg('--workers', '2')), only: process.argv.includes('--only') ? arg('--only', '') : undefined, progress: process.argv.includes('--progress'), log: (l) => process.stdout.write(l + '\n') });
   process.stdout.write(`(${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
   process.stdout.write(`consensus: ${passed} passed, ${failed.length} failed\n`);
   process.exitCode = failed.length === 0 ? 0 : 1;

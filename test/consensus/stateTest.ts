@@ -138,7 +138,7 @@ async function tracedRun(vm: Awaited<ReturnType<typeof createEngine>>['vm'], tx:
       type: tx.to ? 'CALL' : 'CREATE',
       coinbase: block.header.coinbase,
     },
-    { tracer: { name: 'structLogger', options: { enableMemory: true, disableStack: false, disableStorage: false, enableReturnData: true, limit: 64 } }, timeoutMs: 600_000 },
+    { tracer: { name: 'structLogger', options: { enableMemory: false, disableStack: false, disableStorage: false, enableReturnData: true, limit: 64 } }, timeoutMs: 600_000 },
   );
   return result!;
 }

@@ -74,6 +74,23 @@ describe('long work does not stall the node', () => {
     assert.ok(p99 < 50, `eth_blockNumber p99 ${p99.toFixed(1)} ms while tracing (${latencies.length} probes)`);
     assert.ok(peak < 400, `node RSS peaked at ${peak.toFixed(0)} MiB`);
   });
+
+  test('a struct-log trace with memory of a transaction holding 1 MiB of memory stops at the size cap', async () => {
+    const pid = node.proc.pid!;
+    // Creation code: MSTORE at 1 MiB, then 2,000 loop iterations, then STOP.
+    const code = '0x6001620fffe052' + '6107d0' + '5b6001900380600a5700';
+    const hash = await node.rpc('eth_sendTransaction', [{ from: ADDRS[2], data: code, gas: '0x1c9c380' }]);
+    assert.equal((await node.rpc('eth_getTransactionReceipt', [hash])).status, '0x1');
+    const before = rssMiB(pid);
+    const traced = await node.send('debug_traceTransaction', [hash, { enableMemory: true }]);
+    assert.equal(traced.error?.code, -32005);
+    assert.match(traced.error!.message, /trace exceeds 256 MiB of struct-log data .*: trace without enableMemory/);
+    assert.ok(rssMiB(pid) - before < 800, `RSS grew by ${(rssMiB(pid) - before).toFixed(0)} MiB`);
+    // Without memory, the same transaction traces in full.
+    const plain = await node.rpc('debug_traceTransaction', [hash, {}]);
+    assert.ok(plain.structLogs.length > 12_000);
+    assert.equal(plain.failed, false);
+  });
 });
 
 describe('WebSocket output is bounded', () => {
