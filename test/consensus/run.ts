@@ -3,7 +3,10 @@
  * conformance folder beside the checkout) on the node's engine, untraced and traced.
  *
  *   node dist/test/consensus/run.js [--sample N] [--mode untraced|traced|both] [--workers N] [--only TEXT] [--progress]
+ *                                   [--fuzz PROGRAMS] [--seed S]
  *
+ * `--fuzz PROGRAMS` then runs the traced = untraced differential (fuzz.ts) on that many generated
+ * programs, split over the workers with seeds S, S+1, …, and prints `fuzz: …`.
  * `--sample N` runs every N-th case (a deterministic tenth with 10). Prints each failure and ends
  * with `consensus: N passed, M failed`; exits 1 on any failure.
  */
@@ -13,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { differential, type Mismatch } from './fuzz.js';
 import { cases, runCase, type CaseResult, type StateTestJson } from './stateTest.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -110,8 +114,28 @@ export async function runGate(options: { sample: number; traced: boolean[]; work
   return { passed: all.length - failed.length, failed };
 }
 
+interface FuzzJob {
+  fuzz: { seed: number; programs: number };
+}
+
+/** The traced = untraced differential over `programs` programs, split over workers with consecutive seeds. */
+export async function runFuzz(programs: number, seed: number, workers: number): Promise<{ transactions: number; mismatches: Mismatch[] }> {
+  const parts = await Promise.all(
+    Array.from({ length: workers }, (_, w) => {
+      const share = Math.floor(programs / workers) + (w < programs % workers ? 1 : 0);
+      return new Promise<{ transactions: number; mismatch?: Mismatch }>((resolve, reject) => {
+        const worker = new Worker(fileURLToPath(import.meta.url), { workerData: { fuzz: { seed: seed + w, programs: share } } satisfies FuzzJob });
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+    }),
+  );
+  return { transactions: parts.reduce((a, p) => a + p.transactions, 0), mismatches: parts.flatMap((p) => (p.mismatch ? [p.mismatch] : [])) };
+}
+
 if (!isMainThread) {
-  parentPort!.postMessage(await runJob(workerData as Job));
+  const job = workerData as Job | FuzzJob;
+  parentPort!.postMessage('fuzz' in job ? await differential(job.fuzz.seed, job.fuzz.programs) : await runJob(job));
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const arg = (name: string, fallback: string) => {
     const i = process.argv.indexOf(name);
@@ -122,6 +146,17 @@ if (!isMainThread) {
   const started = Date.now();
   const { passed, failed } = await runGate({ sample: Number(arg('--sample', '1')), traced, workers: Number(arg('--workers', '2')), only: process.argv.includes('--only') ? arg('--only', '') : undefined, progress: process.argv.includes('--progress'), log: (l) => process.stdout.write(l + '\n') });
   process.stdout.write(`(${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+  const programs = Number(arg('--fuzz', '0'));
+  let mismatched = 0;
+  if (programs > 0) {
+    const fuzzStarted = Date.now();
+    const seed = Number(arg('--seed', '1000'));
+    const { transactions, mismatches } = await runFuzz(programs, seed, Number(arg('--workers', '2')));
+    const show = (v: unknown) => (typeof v === 'bigint' ? v.toString() : JSON.stringify(v));
+    for (const m of mismatches) process.stdout.write(`FUZZ MISMATCH seed ${m.seed} program ${m.program} gas ${m.gas}: ${m.field} untraced ${show(m.untraced[m.field as keyof typeof m.untraced])} traced ${show(m.traced[m.field as keyof typeof m.traced])}\n`);
+    mismatched = mismatches.length;
+    process.stdout.write(`fuzz: ${programs} programs from seed ${seed}, ${transactions} transactions traced and untraced, ${mismatched} mismatched (${((Date.now() - fuzzStarted) / 1000).toFixed(0)} s)\n`);
+  }
   process.stdout.write(`consensus: ${passed} passed, ${failed.length} failed\n`);
-  process.exitCode = failed.length === 0 ? 0 : 1;
+  process.exitCode = failed.length === 0 && mismatched === 0 ? 0 : 1;
 }
