@@ -7,6 +7,7 @@ import { bytesToHex } from '@ethereumjs/util';
 import type { LogChange, LogEntry } from '../chain/logs.js';
 import type { MinedTx } from '../chain/types.js';
 import { RawJson } from './hex.js';
+import { JsonParts, STREAM_FROM, listParts } from './stream.js';
 
 /** Writes logs, reusing the block/transaction part while consecutive logs share a transaction. */
 export class LogWriter {
@@ -28,13 +29,20 @@ export class LogWriter {
   }
 }
 
-/** A JSON array of logs (all with the same `removed`). */
-export function logsJson(entries: readonly LogEntry[], removed = false): RawJson {
-  if (entries.length === 0) return new RawJson('[]');
+/** A JSON array of logs (all with the same `removed`), as one string. */
+export function logsJsonText(entries: readonly LogEntry[], removed = false): string {
+  if (entries.length === 0) return '[]';
   const w = new LogWriter();
   const parts = new Array<string>(entries.length);
   for (let i = 0; i < entries.length; i++) parts[i] = w.write(entries[i], removed);
-  return new RawJson(`[${parts.join(',')}]`);
+  return `[${parts.join(',')}]`;
+}
+
+/** A JSON array of logs for an answer: streamed when long (see stream.ts). */
+export function logsJson(entries: readonly LogEntry[], removed = false): RawJson | JsonParts {
+  if (entries.length < STREAM_FROM) return new RawJson(logsJsonText(entries, removed));
+  const w = new LogWriter();
+  return listParts('[', entries, (e) => w.write(e, removed), ']');
 }
 
 /** A JSON array of log changes (filter changes: removed ones included). */

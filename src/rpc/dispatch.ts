@@ -4,10 +4,14 @@
 import { bytesToHex } from '@ethereumjs/util';
 import { ChainError } from '../chain/errors.js';
 import { RawJson } from '../format/hex.js';
+import { JsonParts } from '../format/stream.js';
 import { ErrorCode, RpcError } from './errors.js';
 import type { CallContext, MethodTable } from './registry.js';
 
 type Id = string | number | null;
+
+/** A response: one string, or pieces to send in order (a streamed large result). */
+export type Body = string | Iterable<string>;
 
 /** Observer for the request log. */
 export type CallObserver = (method: string, error: RpcError | undefined) => void;
@@ -37,7 +41,7 @@ export class Dispatcher {
    * Handle one HTTP body or WS message. Returns the response text, or undefined when nothing
    * is to be answered (notifications only).
    */
-  async handle(text: string, ctx: CallContext): Promise<string | undefined> {
+  async handle(text: string, ctx: CallContext): Promise<Body | undefined> {
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -47,8 +51,18 @@ export class Dispatcher {
     if (Array.isArray(body)) {
       if (body.length === 0) return errorText(null, new RpcError(ErrorCode.InvalidRequest, 'Invalid request: empty batch'));
       const parts = await Promise.all(body.map((entry) => this.one(entry, ctx)));
-      const answered = parts.filter((p): p is string => p !== undefined);
-      return answered.length === 0 ? undefined : `[${answered.join(',')}]`;
+      const answered = parts.filter((p): p is Body => p !== undefined);
+      if (answered.length === 0) return undefined;
+      if (answered.every((p): p is string => typeof p === 'string')) return `[${answered.join(',')}]`;
+      return (function* () {
+        yield '[';
+        for (const [i, p] of answered.entries()) {
+          if (i > 0) yield ',';
+          if (typeof p === 'string') yield p;
+          else yield* p;
+        }
+        yield ']';
+      })();
     }
     return this.one(body, ctx);
   }
@@ -60,7 +74,7 @@ export class Dispatcher {
     return def.call(ctx, params);
   }
 
-  private async one(req: unknown, ctx: CallContext): Promise<string | undefined> {
+  private async one(req: unknown, ctx: CallContext): Promise<Body | undefined> {
     if (req === null || typeof req !== 'object' || Array.isArray(req)) {
       return errorText(null, new RpcError(ErrorCode.InvalidRequest, 'Invalid request: expected a JSON-RPC request object'));
     }
@@ -97,7 +111,16 @@ export class Dispatcher {
     this.observe?.(name, failure);
     if (!hasId) return undefined; // notification
     if (failure) return errorText(rid, failure);
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(rid)},"result":${result === undefined ? 'null' : result instanceof RawJson ? result.json : JSON.stringify(result)}}`;
+    const head = `{"jsonrpc":"2.0","id":${JSON.stringify(rid)},"result":`;
+    if (result instanceof JsonParts) {
+      const pieces = result.pieces;
+      return (function* () {
+        yield head;
+        yield* pieces();
+        yield '}';
+      })();
+    }
+    return `${head}${result === undefined ? 'null' : result instanceof RawJson ? result.json : JSON.stringify(result)}}`;
   }
 }
 

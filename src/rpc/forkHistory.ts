@@ -25,7 +25,7 @@ import { TooManyLogsError } from '../chain/logs.js';
 import type { DevNode } from '../chain/node.js';
 import type { BlockRef } from '../chain/types.js';
 import { RawJson, qty } from '../format/hex.js';
-import { logsJson } from '../format/logJson.js';
+import { logsJsonText } from '../format/logJson.js';
 import type { FilterQuery } from './logFilter.js';
 import { parseParam, parseParams, type CallContext, type MethodDef } from './registry.js';
 
@@ -213,7 +213,7 @@ async function getLogs(node: DevNode, fork: Fork, def: MethodDef, ctx: CallConte
     throw err;
   }
   if (local.length === 0) return upstream;
-  const localJson = logsJson(local).json;
+  const localJson = logsJsonText(local);
   if (upstream.length === 0) return new RawJson(localJson);
   return new RawJson(`${JSON.stringify(upstream).slice(0, -1)},${localJson.slice(1)}`);
 }

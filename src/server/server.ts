@@ -17,8 +17,11 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { CallContext } from '../rpc/registry.js';
 
+/** A response: one string, or pieces to send in order (a large result streamed as it is written). */
+export type Body = string | Iterable<string>;
+
 export interface RpcHandler {
-  handle(text: string, ctx: CallContext): Promise<string | undefined>;
+  handle(text: string, ctx: CallContext): Promise<Body | undefined>;
 }
 
 export interface ServerOptions {
@@ -72,6 +75,26 @@ const EMPTY = Buffer.alloc(0);
 const HEALTH_BODY = '{"status":"ok"}';
 const ALLOW_METHODS = 'POST, GET, OPTIONS';
 const PREFLIGHT_MAX_AGE = '86400';
+/** A streamed body goes out in chunks of about this many characters, other work running between them. */
+const STREAM_CHUNK = 64 * 1024;
+
+/** Join a body's pieces into chunks of about STREAM_CHUNK characters. */
+function* chunked(pieces: Iterable<string>): Generator<string> {
+  let parts: string[] = [];
+  let size = 0;
+  for (const piece of pieces) {
+    parts.push(piece);
+    size += piece.length;
+    if (size >= STREAM_CHUNK) {
+      yield parts.join('');
+      parts = [];
+      size = 0;
+    }
+  }
+  if (size > 0) yield parts.join('');
+}
+
+const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** A JSON-RPC error envelope with a null id, for transport-level failures. */
 function errorBody(code: number, message: string): string {
@@ -134,8 +157,31 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
     res.end(headOnly ? undefined : page.body);
   };
 
+  /**
+   * Write a streamed body with chunked transfer encoding: a chunk at a time, waiting for the
+   * socket to drain and letting other requests run between chunks. A failure while writing ends
+   * the response early (the client sees truncated JSON; the status line was already sent).
+   */
+  const respondStream = async (res: ServerResponse, pieces: Iterable<string>): Promise<void> => {
+    if (res.headersSent || res.destroyed) return;
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*' };
+    if (closing) headers.Connection = 'close';
+    res.writeHead(200, headers);
+    try {
+      for (const chunk of chunked(pieces)) {
+        if (res.destroyed) return;
+        if (!res.write(chunk)) await new Promise((r) => res.once('drain', r).once('close', r));
+        else await nextTurn();
+      }
+    } catch {
+      res.destroy();
+      return;
+    }
+    res.end();
+  };
+
   const dispatch = (res: ServerResponse, text: string): void => {
-    let pending: Promise<string | undefined>;
+    let pending: Promise<Body | undefined>;
     try {
       pending = handler.handle(text, HTTP_CTX);
     } catch (err) {
@@ -143,7 +189,7 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
       return;
     }
     pending.then(
-      (out) => respond(res, 200, out ?? ''),
+      (out) => (out === undefined || typeof out === 'string' ? respond(res, 200, out ?? '') : void respondStream(res, out)),
       (err: unknown) => respond(res, 200, internalErrorBody(err)),
     );
   };
@@ -239,18 +285,50 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
         // A failing cleanup must not prevent the others or crash the process.
       }
     };
+    /** False (and the client cut) when it stopped reading: it is cut rather than buffered for without bound. */
+    const writable = (): boolean => {
+      if (closed || ws.readyState !== WebSocket.OPEN) return false;
+      if (ws.bufferedAmount <= maxSendBuffer) return true;
+      options.onSlowClient?.(remote, ws.bufferedAmount);
+      ws.close(SLOW_CLIENT_CLOSE, `send buffer over ${maxSendBuffer} bytes: the client is not reading`);
+      setTimeout(() => ws.terminate(), SLOW_CLIENT_GRACE_MS).unref();
+      return false;
+    };
+    // While a streamed answer goes out as fragments of one message, other messages wait their turn
+    // (frames of two messages must not interleave).
+    let streaming = false;
+    const waiting: Body[] = [];
+    const sendBody = (body: Body): void => {
+      if (streaming) {
+        waiting.push(body);
+        return;
+      }
+      if (typeof body === 'string') {
+        if (writable()) ws.send(body);
+        return;
+      }
+      streaming = true;
+      void (async () => {
+        try {
+          for (const chunk of chunked(body)) {
+            if (!writable()) return;
+            // Fragments of one text message: the first carries the opcode, the rest continue it.
+            ws.send(chunk, { fin: false, binary: false });
+            await nextTurn();
+          }
+          if (writable()) ws.send('', { fin: true, binary: false });
+        } catch {
+          ws.terminate();
+        } finally {
+          streaming = false;
+          while (!streaming && waiting.length > 0) sendBody(waiting.shift()!);
+        }
+      })();
+    };
     const ctx: CallContext = {
       transport: 'ws',
       send(message: string) {
-        if (closed || ws.readyState !== WebSocket.OPEN) return;
-        // A client that stops reading is cut rather than buffered for without bound.
-        if (ws.bufferedAmount > maxSendBuffer) {
-          options.onSlowClient?.(remote, ws.bufferedAmount);
-          ws.close(SLOW_CLIENT_CLOSE, `send buffer over ${maxSendBuffer} bytes: the client is not reading`);
-          setTimeout(() => ws.terminate(), SLOW_CLIENT_GRACE_MS).unref();
-          return;
-        }
-        ws.send(message);
+        sendBody(message);
       },
       onClose(fn: () => void) {
         // Registered after the socket went away (a handler finishing late): clean up at once.
@@ -270,18 +348,18 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
     ws.on('message', (data: RawData) => {
       // Binary frames are treated as UTF-8 text. Responses go out as each call completes.
       const text = rawToString(data);
-      let pending: Promise<string | undefined>;
+      let pending: Promise<Body | undefined>;
       try {
         pending = handler.handle(text, ctx);
       } catch (err) {
-        ctx.send!(internalErrorBody(err));
+        sendBody(internalErrorBody(err));
         return;
       }
       pending.then(
         (out) => {
-          if (out !== undefined) ctx.send!(out);
+          if (out !== undefined) sendBody(out);
         },
-        (err: unknown) => ctx.send!(internalErrorBody(err)),
+        (err: unknown) => sendBody(internalErrorBody(err)),
       );
     });
   };

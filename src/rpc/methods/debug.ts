@@ -17,6 +17,7 @@ import { BlockReplay } from '../../chain/replay.js';
 import { withFakeSender } from '../../chain/request.js';
 import { effectiveGasPrice } from '../../chain/txs.js';
 import { feesOf, runChecked } from '../../chain/rejections.js';
+import { traceJson } from '../../format/stream.js';
 import { LATEST, type BlockRef, type MinedTx, type StateOverrides, type StoredBlock, type TxRequest } from '../../chain/types.js';
 import { hex } from '../../format/hex.js';
 import { parseTraceConfig, traceRun, type TraceConfig, type TraceOutcome, type TraceRun } from '../../trace/index.js';
@@ -287,7 +288,7 @@ export function debugMethods(node: DevNode): MethodDef[] {
     // ------------------------------------------------------------ tracing
     /** Re-execute a mined transaction at its position in its block under a tracer (default: struct logs). */
     method('debug_traceTransaction', [hash32, traceConfig], async (hash, config) => {
-      return traceMinedTx(node, minedOrThrow(hash), capped(config));
+      return traceJson(await traceMinedTx(node, minedOrThrow(hash), capped(config)));
     }),
     /**
      * Trace a call at a block (default latest); the config may add `stateOverrides`,
@@ -300,10 +301,10 @@ export function debugMethods(node: DevNode): MethodDef[] {
         const stored = blockOrThrow(ref, 'block');
         const replay = await BlockReplay.open(node, stored);
         await replay.advanceTo(c.txIndex);
-        return traceCallOn(replay.vm, callBlock(node, stored.block, req, c.block), req, c.state, c.config);
+        return traceJson(await traceCallOn(replay.vm, callBlock(node, stored.block, req, c.block), req, c.state, c.config));
       }
       const { vm, at } = await node.vmFor(ref);
-      return traceCallOn(vm, callBlock(node, at.block, req, c.block), req, c.state, c.config);
+      return traceJson(await traceCallOn(vm, callBlock(node, at.block, req, c.block), req, c.state, c.config));
     }),
     /** Trace every transaction of a block: `[{txHash, result}]`. */
     method('debug_traceBlockByNumber', [blockNumberOrTag, traceConfig], async (ref, config) => traceBlock(node, blockOrThrow(ref, 'block'), capped(config))),

@@ -9,6 +9,7 @@
 import type { DevNode } from '../../chain/node.js';
 import type { CallContext } from '../registry.js';
 import type { RawJson } from '../../format/hex.js';
+import type { JsonParts } from '../../format/stream.js';
 import { logChangesJson, logsJson } from '../../format/logJson.js';
 import { hexId } from '../codecs.js';
 import { serverError } from '../errors.js';
@@ -34,7 +35,7 @@ export function filterMethods(node: DevNode): MethodDef[] {
   };
 
   /** Logs selected by a filter object now. */
-  const getLogs = (q: FilterQuery): RawJson => {
+  const getLogs = (q: FilterQuery): RawJson | JsonParts => {
     const index = node.logs;
     if (q.blockHash !== undefined) {
       const b = node.block({ kind: 'hash', hash: q.blockHash, requireCanonical: false });
