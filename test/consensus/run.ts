@@ -3,8 +3,9 @@
  * conformance folder beside the checkout) on the node's engine, untraced and traced.
  *
  *   node dist/test/consensus/run.js [--sample N] [--mode untraced|traced|both] [--workers N] [--only TEXT] [--progress]
- *                                   [--fuzz PROGRAMS] [--seed S]
+ *                                   [--fuzz PROGRAMS] [--seed S] [--skip-slow]
  *
+ * `--skip-slow` leaves out the files listed in slow.ts (minutes each here).
  * `--fuzz PROGRAMS` then runs the traced = untraced differential (fuzz.ts) on that many generated
  * programs, split over the workers with seeds S, S+1, …, and prints `fuzz: …`.
  * `--sample N` runs every N-th case (a deterministic tenth with 10). Prints each failure and ends
@@ -17,6 +18,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { differential, type Mismatch } from './fuzz.js';
+import { SLOW } from './slow.js';
 import { cases, runCase, type CaseResult, type StateTestJson } from './stateTest.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -49,8 +51,10 @@ interface Job {
   sample: number;
   offset: number;
   traced: boolean[];
-  /** Print each file as it starts, with the heap in use (to find a slow or hungry case). */
+  /** Print each file as it ends, with its time and the heap in use (to find a slow or hungry case). */
   progress?: boolean;
+  /** Leave out the files in SLOW. */
+  skipSlow?: boolean;
 }
 
 /** Run a share of the files; the case numbering is global so a sample is the same however split. */
@@ -58,19 +62,24 @@ async function runJob(job: Job): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
   let n = job.offset;
   for (const file of job.files) {
-    if (job.progress) process.stderr.write(`${new Date().toISOString()} ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MiB ${relative(job.base, file)}\n`);
+    const name = relative(job.base, file);
+    const started = Date.now();
     const json = JSON.parse(readFileSync(file, 'utf8')) as Record<string, StateTestJson>;
-    for (const c of cases(relative(job.base, file), json)) {
-      if (n++ % job.sample !== 0) continue;
+    for (const c of cases(name, json)) {
+      if (n++ % job.sample !== 0 || (job.skipSlow && SLOW.has(name))) continue;
       for (const traced of job.traced) {
+        let r: CaseResult;
         try {
-          const r = await runCase(c.id, c.test, c.index, traced);
-          results.push(traced ? { ...r, id: `${r.id} (traced)` } : r);
+          r = await runCase(c.id, c.test, c.index, traced);
+          if (traced) r = { ...r, id: `${r.id} (traced)` };
         } catch (err) {
-          results.push({ id: `${c.id}${traced ? ' (traced)' : ''}`, ok: false, reason: `threw: ${(err as Error).message.split('\n')[0]}` });
+          r = { id: `${c.id}${traced ? ' (traced)' : ''}`, ok: false, reason: `threw: ${(err as Error).message.split('\n')[0]}` };
         }
+        if (!r.ok) process.stderr.write(`FAIL ${r.id}: ${r.reason}\n`);
+        results.push(r);
       }
     }
+    if (job.progress) process.stderr.write(`${((Date.now() - started) / 1000).toFixed(1)} s ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MiB ${name}\n`);
   }
   return results;
 }
@@ -80,7 +89,7 @@ function caseCount(file: string, base: string): number {
   return cases(relative(base, file), JSON.parse(readFileSync(file, 'utf8'))).length;
 }
 
-export async function runGate(options: { sample: number; traced: boolean[]; workers: number; only?: string; progress?: boolean; log?: (line: string) => void }): Promise<{ passed: number; failed: CaseResult[] }> {
+export async function runGate(options: { sample: number; traced: boolean[]; workers: number; only?: string; progress?: boolean; skipSlow?: boolean; log?: (line: string) => void }): Promise<{ passed: number; failed: CaseResult[] }> {
   const base = testsDir();
   const files = jsonFiles(base).filter((f) => options.only === undefined || f.includes(options.only));
   // Split the files into contiguous shares of about equal case counts.
@@ -94,7 +103,7 @@ export async function runGate(options: { sample: number; traced: boolean[]; work
     let share = 0;
     const target = (total * (w + 1)) / options.workers - offset;
     while (end < files.length && (w === options.workers - 1 || share < target)) share += counts[end++]!;
-    jobs.push({ files: files.slice(start, end), base, sample: options.sample, offset, traced: options.traced, progress: options.progress });
+    jobs.push({ files: files.slice(start, end), base, sample: options.sample, offset, traced: options.traced, progress: options.progress, skipSlow: options.skipSlow });
     offset += share;
     start = end;
   }
@@ -144,7 +153,7 @@ if (!isMainThread) {
   const mode = arg('--mode', 'both');
   const traced = mode === 'both' ? [false, true] : [mode === 'traced'];
   const started = Date.now();
-  const { passed, failed } = await runGate({ sample: Number(arg('--sample', '1')), traced, workers: Number(arg('--workers', '2')), only: process.argv.includes('--only') ? arg('--only', '') : undefined, progress: process.argv.includes('--progress'), log: (l) => process.stdout.write(l + '\n') });
+  const { passed, failed } = await runGate({ sample: Number(arg('--sample', '1')), traced, workers: Number(arg('--workers', '2')), only: process.argv.includes('--only') ? arg('--only', '') : undefined, progress: process.argv.includes('--progress'), skipSlow: process.argv.includes('--skip-slow'), log: (l) => process.stdout.write(l + '\n') });
   process.stdout.write(`(${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
   const programs = Number(arg('--fuzz', '0'));
   let mismatched = 0;
