@@ -20,6 +20,8 @@ export const HARDFORKS = ['shanghai', 'cancun', 'prague'] as const;
 export type SupportedHardfork = (typeof HARDFORKS)[number];
 
 export const GWEI = 1_000_000_000n;
+/** Priority fee the node suggests (eth_maxPriorityFeePerGas) and fills in for eth_sendTransaction. */
+export const DEFAULT_TIP = GWEI;
 export const ETHER = 10n ** 18n;
 
 export const DEFAULT_MNEMONIC = 'test test test test test test test test test test test junk';

@@ -1,12 +1,12 @@
 /**
  * In-memory block, transaction and receipt store with indexes by number and hash.
  *
- * Besides real blocks it holds runs of empty blocks mined in one call (see massMine.ts): those
+ * Besides real blocks it holds runs of empty blocks mined in one call (see mining/emptyRuns.ts): those
  * blocks are built when first asked for (and cached), and their hashes are computed in the
  * background meanwhile. Virtual blocks carry no transactions, so anything that scans for
  * transactions or logs can skip them with `realBlocks()` / `isVirtual()`.
  */
-import type { EmptyRun } from './massMine.js';
+import type { EmptyRun } from './mining/emptyRuns.js';
 import type { MinedTx, StoredBlock } from './types.js';
 
 /** Materialized blocks of runs kept for reuse (the head is always kept). */

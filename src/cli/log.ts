@@ -3,7 +3,7 @@ import chalk from 'chalk';
 import { bytesToHex } from '@ethereumjs/util';
 import { formatDecoded, type Artifacts } from '../artifacts/artifacts.js';
 import type { MinedTx, StoredBlock } from '../chain/types.js';
-import { decodeRevertReason } from '../chain/revert.js';
+import { decodeRevertReason } from '../chain/exec/revertData.js';
 import type { RpcError } from '../rpc/errors.js';
 
 /** Requests arriving within this window are printed on one line. */

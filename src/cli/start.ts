@@ -3,9 +3,9 @@ import type { ChainConfig } from '../chain/config.js';
 import { defaultConfig } from '../chain/config.js';
 import { Fork, type ForkOptions } from '../chain/fork/fork.js';
 import { DevNode } from '../chain/node.js';
-import { readStateFile } from '../chain/stateDisk.js';
-import { applyState, type LoadResult } from '../chain/stateFile.js';
-import type { BlockOrder } from '../chain/txpool.js';
+import { readStateFile } from '../chain/controls/stateDisk.js';
+import { applyState, type LoadResult } from '../chain/controls/stateFile.js';
+import type { BlockOrder } from '../chain/pool/txpool.js';
 import { Dispatcher, type CallObserver } from '../rpc/dispatch.js';
 import { createMethodTable } from '../rpc/methods/index.js';
 import type { Artifacts } from '../artifacts/artifacts.js';
@@ -26,7 +26,7 @@ export interface StartOptions {
   filterTimeoutMs?: number;
   /** Mining mode: automine (default on), interval in ms (off by default), block order. */
   mining?: { auto?: boolean; intervalMs?: number; order?: BlockOrder };
-  /** State file to load before serving (see chain/stateFile.ts). */
+  /** State file to load before serving (see chain/controls/stateFile.ts). */
   loadState?: string;
   /**
    * Fork this upstream (src/chain/fork): state and history up to its fork block are read from
@@ -74,7 +74,7 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
   }
   if (options.mining?.order) node.mining.order = options.mining.order;
   if (options.mining?.auto === false) node.mining.auto = false;
-  if (options.mining?.intervalMs) node.setIntervalMining(options.mining.intervalMs);
+  if (options.mining?.intervalMs) node.miner.setIntervalMining(options.mining.intervalMs);
   const dispatcher = new Dispatcher(createMethodTable(node, VERSION, options.clientVersion), options.observe);
   const server = await startServer(dispatcher, {
     host: options.host ?? '127.0.0.1',

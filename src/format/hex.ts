@@ -9,7 +9,6 @@ export const qty = (n: bigint | number): Hex => `0x${n.toString(16)}`;
 /** DATA: bytes as 0x-hex. */
 export const hex = (b: Uint8Array): Hex => bytesToHex(b) as Hex;
 export const addr = (a: Address): Hex => a.toString() as Hex;
-export const optQty = (n: bigint | undefined): Hex | undefined => (n === undefined ? undefined : qty(n));
 
 /** A result already serialized to JSON text; the dispatcher embeds it as is. */
 export class RawJson {

@@ -4,7 +4,7 @@
  * parts are written once per block / transaction rather than once per log.
  */
 import { bytesToHex } from '@ethereumjs/util';
-import type { LogChange, LogEntry } from '../chain/logs.js';
+import type { LogChange, LogEntry } from '../chain/logs/logIndex.js';
 import type { MinedTx } from '../chain/types.js';
 import { RawJson } from './hex.js';
 import { JsonParts, STREAM_FROM, listParts } from './stream.js';

@@ -22,5 +22,4 @@ export class RpcError extends Error {
 }
 
 export const invalidParams = (message: string): RpcError => new RpcError(ErrorCode.InvalidParams, message);
-export const invalidRequest = (message: string): RpcError => new RpcError(ErrorCode.InvalidRequest, message);
 export const serverError = (message: string, data?: unknown): RpcError => new RpcError(ErrorCode.Server, message, data);

@@ -21,7 +21,7 @@ import { bytesToHex } from '@ethereumjs/util';
 import { ChainError } from '../chain/errors.js';
 import { ForkUpstreamError } from '../chain/fork/client.js';
 import type { Fork } from '../chain/fork/fork.js';
-import { TooManyLogsError } from '../chain/logs.js';
+import { TooManyLogsError } from '../chain/logs/logIndex.js';
 import type { DevNode } from '../chain/node.js';
 import type { BlockRef } from '../chain/types.js';
 import { RawJson, qty } from '../format/hex.js';

@@ -8,7 +8,7 @@
  *  - `blockHash` excludes `fromBlock`/`toBlock`.
  */
 import { bytesToHex } from '@ethereumjs/util';
-import type { LogCriteria } from '../chain/logs.js';
+import type { LogCriteria } from '../chain/logs/logIndex.js';
 import type { BlockRef } from '../chain/types.js';
 import { address, blockNumberOrTag, hash32, type Codec } from './codecs.js';
 import { invalidParams } from './errors.js';

@@ -8,11 +8,10 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
-import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { anvilBinary as installedAnvil, freePort } from '../support/anvil.js';
 
 // ---------------------------------------------------------------------------
 // Scenario contract
@@ -82,13 +81,10 @@ export function repoRoot(): string {
   }
 }
 
-/** The anvil binary shipped by the optional dev dependency, or undefined. */
+/** The anvil binary shipped by the dev dependency, or undefined. */
 export function anvilBinary(): string | undefined {
   try {
-    const req = createRequire(import.meta.url);
-    const pkg = req.resolve('@foundry-rs/anvil-linux-amd64/package.json');
-    const bin = join(dirname(pkg), 'bin', 'anvil');
-    return existsSync(bin) ? bin : undefined;
+    return installedAnvil();
   } catch {
     return undefined;
   }
@@ -141,19 +137,7 @@ export function anvilSpec(): NodeSpec {
   };
 }
 
-/** A TCP port that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface RunningNode {
   label: string;

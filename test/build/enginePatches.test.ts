@@ -12,7 +12,7 @@ import { countCalldataFloorTokens, createTx } from '@ethereumjs/tx';
 import * as util from '@ethereumjs/util';
 import { Account, Address, bytesToHex, bytesToUnprefixedHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { makeCommon } from '../../src/chain/common.js';
+import { makeCommon } from '../../src/chain/engine/common.js';
 import { ForkLink, ForkStateManager } from '../../src/chain/fork/state.js';
 
 const common = makeCommon(984n, 'prague');

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Interface } from 'ethers';
+import { freePort, startAnvil, type Anvil } from '../support/anvil.js';
 import { ADDRS, artifact, startTestNode, type TestNode } from '../support/node.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/node-rpc.js', import.meta.url));
 const ARTIFACTS = fileURLToPath(new URL('../../../fixtures/artifacts', import.meta.url));
-const ANVIL = fileURLToPath(new URL('../../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil', import.meta.url));
 const ESC = /\u001b\[/;
 
 interface Run {
@@ -78,7 +77,7 @@ describe('inspection commands against a live node (child processes)', () => {
   });
 
   test('txpool: pending and queued tables, and --json', async () => {
-    await n.node.setAutomine(false);
+    await n.node.miner.setAutomine(false);
     try {
       const pending = await n.rpc('eth_sendTransaction', [{ from: ADDRS[1], to: ADDRS[2], value: '0xde0b6b3a7640000' }]);
       const nonce = BigInt(await n.rpc('eth_getTransactionCount', [ADDRS[1], 'latest']));
@@ -97,8 +96,8 @@ describe('inspection commands against a live node (child processes)', () => {
       const json = await cli(['txpool', '--rpc', n.url, '--json']);
       assert.deepEqual(JSON.parse(json.stdout), await n.rpc('txpool_content'));
     } finally {
-      await n.node.mineNow();
-      await n.node.setAutomine(true);
+      await n.node.miner.mineNow();
+      await n.node.miner.setAutomine(true);
     }
     const empty = await cli(['txpool', '--rpc', n.url]);
     assert.match(empty.stdout, /^Pending \(0\)\n {2}none\nQueued \(1\)/);
@@ -133,12 +132,7 @@ describe('inspection commands against a live node (child processes)', () => {
   });
 
   test('failures print one error line and exit 1', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     const [missing, badRef, badHash, unknown, down] = await Promise.all([
       cli(['block', '999', '--rpc', n.url]),
       cli(['block', 'yesterday', '--rpc', n.url]),
@@ -160,31 +154,15 @@ describe('inspection commands against a live node (child processes)', () => {
 });
 
 describe('inspection commands against anvil: plain JSON-RPC', () => {
-  let anvil: ChildProcess;
+  let anvil: Anvil;
   let url: string;
 
   before(async () => {
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
-    });
-    url = `http://127.0.0.1:${port}`;
-    anvil = spawn(ANVIL, ['--port', String(port), '--host', '127.0.0.1', '--chain-id', '984', '--silent'], { stdio: 'ignore' });
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      try {
-        await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
-        break;
-      } catch (err) {
-        if (Date.now() > deadline) throw err;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    anvil = await startAnvil();
+    url = anvil.url;
   });
-  after(() => {
-    anvil?.kill('SIGTERM');
+  after(async () => {
+    await anvil?.close();
   });
 
   test('trace, block and txpool work the same against another node', async () => {

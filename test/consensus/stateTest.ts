@@ -1,6 +1,6 @@
 /**
  * One Ethereum state test (ethereum/tests GeneralStateTests format) run on the node's own engine
- * (src/chain/engine.ts: its Common, state manager, caches and VM, dependency patches included):
+ * (src/chain/engine/engine.ts: its Common, state manager, caches and VM, dependency patches included):
  * the pre-state is written, the case's signed transaction (`txbytes`) runs in a block made from
  * `env`, and the post-state root and the logs hash are compared with the expected ones. With
  * `traced`, the transaction runs under the same tracing hooks debug_traceTransaction attaches.
@@ -12,8 +12,8 @@ import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft, unpadBytes, utf8ToBytes } from '@ethereumjs/util';
 import { runTx, type RunTxResult } from '@ethereumjs/vm';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { makeCommon } from '../../src/chain/common.js';
-import { createEngine } from '../../src/chain/engine.js';
+import { makeCommon } from '../../src/chain/engine/common.js';
+import { createEngine } from '../../src/chain/engine/engine.js';
 import { traceRun } from '../../src/trace/index.js';
 
 type Hex = `0x${string}`;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { keccak256 } from 'ethers';
-import { readStateFile, writeStateFile } from '../../src/chain/stateDisk.js';
+import { readStateFile, writeStateFile } from '../../src/chain/controls/stateDisk.js';
 import { ADDRS, startTestNode, type TestNode } from '../support/node.js';
 import { block, blockNumber, deploy, eventsIface, failure, send, storageIface } from './helpers.js';
 

@@ -3,26 +3,10 @@
  * this node and to anvil (chain id 984, prague); their callTracer traces must be identical.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Interface, id, zeroPadValue } from 'ethers';
+import { startAnvil, type Anvil } from '../support/anvil.js';
 import { ADDRS, artifact, startTestNode, type TestNode } from '../support/node.js';
-
-const ANVIL = fileURLToPath(new URL('../../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil', import.meta.url));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
 
 type Rpc = <T = any>(method: string, params?: unknown[]) => Promise<T>;
 
@@ -38,32 +22,20 @@ function client(url: string): Rpc {
 
 describe('callTracer output matches anvil for the same transactions', () => {
   let n: TestNode;
-  let anvil: ChildProcess;
+  let anvil: Anvil;
   let ours: Rpc;
   let theirs: Rpc;
   /** Label and hash (the same on both chains) of every transaction sent. */
   const sent: Array<[string, string]> = [];
 
   before(async () => {
-    assert.ok(existsSync(ANVIL), 'anvil binary is installed (dev dependency)');
-    const port = await freePort();
-    anvil = spawn(ANVIL, ['--port', String(port), '--host', '127.0.0.1', '--chain-id', '984', '--hardfork', 'prague', '--silent'], { stdio: 'ignore' });
-    theirs = client(`http://127.0.0.1:${port}`);
+    anvil = await startAnvil(['--hardfork', 'prague']);
+    theirs = client(anvil.url);
     n = await startTestNode();
     ours = n.rpc;
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      try {
-        await theirs('eth_chainId');
-        break;
-      } catch (err) {
-        if (Date.now() > deadline) throw err;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
   });
   after(async () => {
-    anvil?.kill('SIGTERM');
+    await anvil?.close();
     await n?.close();
   });
 

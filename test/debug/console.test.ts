@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AbiCoder, Interface, getAddress, hexlify, id } from 'ethers';
-import { CONSOLE_ADDRESS, decodeConsoleLog } from '../../src/chain/console.js';
+import { CONSOLE_ADDRESS, decodeConsoleLog } from '../../src/chain/exec/console.js';
 import type { MinedTx } from '../../src/chain/types.js';
 import { ADDRS, artifact, startTestNode, type TestNode } from '../support/node.js';
 
@@ -136,13 +136,13 @@ describe('console.log from mined transactions', () => {
 
   test('several transactions in one block each get their own lines; silent ones get none', async () => {
     events.length = 0;
-    await n.node.setAutomine(false);
+    await n.node.miner.setAutomine(false);
     try {
       const a = await n.rpc('eth_sendTransaction', [{ from: ADDRS[0], to: user, data: user_.encodeFunctionData('hello', [1]) }]);
       const plain = await n.rpc('eth_sendTransaction', [{ from: ADDRS[1], to: ADDRS[2], value: '0x1' }]);
       // Straight to the console address from an account: a top-level console call.
       const direct = await n.rpc('eth_sendTransaction', [{ from: ADDRS[2], to: CONSOLE_ADDRESS, data: hexlify(logCall(['string', 'int256'], ['direct', -1n])) }]);
-      const block = await n.node.mineNow();
+      const block = await n.node.miner.mineNow();
       assert.deepEqual(
         block.txs.map((t) => t.hashHex),
         [a, plain, direct],
@@ -155,7 +155,7 @@ describe('console.log from mined transactions', () => {
         ],
       );
     } finally {
-      await n.node.setAutomine(true);
+      await n.node.miner.setAutomine(true);
     }
   });
 

@@ -4,7 +4,7 @@ import { Interface, Transaction, decodeRlp, keccak256, toBeHex, zeroPadValue } f
 import { createMPT } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util';
-import { setStorageAt } from '../../src/chain/cheats.js';
+import { setStorageAt } from '../../src/chain/controls/cheats.js';
 import { ADDRS, artifact, startTestNode, type TestNode } from '../support/node.js';
 
 const SLOT0 = zeroPadValue('0x00', 32);
@@ -28,13 +28,13 @@ describe('debug_trace* on a live node', () => {
     n = await startTestNode();
     const h = await n.rpc('eth_sendTransaction', [{ from: ADDRS[0], data: artifact('Callee').bytecode }]);
     calleeAddr = (await n.rpc('eth_getTransactionReceipt', [h])).contractAddress;
-    await n.node.setAutomine(false);
+    await n.node.miner.setAutomine(false);
     const txs: string[] = [];
     for (const [i, v] of [10, 20, 30].entries()) {
       txs.push(await n.rpc('eth_sendTransaction', [{ from: ADDRS[i], to: calleeAddr, data: callee.encodeFunctionData('store', [v]) }]));
     }
-    const block = await n.node.mineNow();
-    await n.node.setAutomine(true);
+    const block = await n.node.miner.mineNow();
+    await n.node.miner.setAutomine(true);
     assert.deepEqual(
       block.txs.map((t) => t.hashHex),
       txs,
@@ -111,16 +111,16 @@ describe('debug_trace* on a live node', () => {
   });
 
   test('a timeout fails only its own entry of a block trace', async () => {
-    await n.node.setAutomine(false);
+    await n.node.miner.setAutomine(false);
     let burn: string;
     let store: string;
     try {
       burn = await n.rpc('eth_sendTransaction', [{ from: ADDRS[1], to: calleeAddr, data: callee.encodeFunctionData('burn'), gas: '0x493e0' }]);
       // (the value the later tests expect at latest)
       store = await n.rpc('eth_sendTransaction', [{ from: ADDRS[2], to: calleeAddr, data: callee.encodeFunctionData('store', [99]) }]);
-      await n.node.mineNow();
+      await n.node.miner.mineNow();
     } finally {
-      await n.node.setAutomine(true);
+      await n.node.miner.setAutomine(true);
     }
     const r = await receipt(store);
     const traces = await n.rpc('debug_traceBlockByNumber', [r.blockNumber, { timeout: '20ms' }]);

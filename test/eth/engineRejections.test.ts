@@ -1,5 +1,5 @@
 /**
- * The engine adapter (src/chain/rejections.ts): each refusal kind is decided from the facts before
+ * The engine adapter (src/chain/exec/rejections.ts): each refusal kind is decided from the facts before
  * ethereumjs runs, and for each one ethereumjs itself, run without the check, refuses the same
  * transaction (so an upstream change in what it accepts fails here, not silently in the node).
  * Then the kinds the node acts on, through the node: a transaction that no longer fits the block
@@ -12,9 +12,9 @@ import { createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@e
 import { Account, createAddressFromPrivateKey, createAddressFromString, hexToBytes } from '@ethereumjs/util';
 import { runTx } from '@ethereumjs/vm';
 import { Wallet } from 'ethers';
-import { makeCommon } from '../../src/chain/common.js';
-import { createEngine } from '../../src/chain/engine.js';
-import { TxRejected, feesOf, rejectionOf, runChecked, type RejectionKind, type RunChecks } from '../../src/chain/rejections.js';
+import { makeCommon } from '../../src/chain/engine/common.js';
+import { createEngine } from '../../src/chain/engine/engine.js';
+import { TxRejected, feesOf, rejectionOf, runChecked, type RejectionKind, type RunChecks } from '../../src/chain/exec/rejections.js';
 import { ADDRS, KEYS, startTestNode } from '../support/node.js';
 
 const KEY = hexToBytes(`0x${'11'.repeat(32)}`);

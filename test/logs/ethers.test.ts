@@ -62,7 +62,7 @@ describe('ethers 6: events and blocks over WebSocket and HTTP', () => {
       seen.push(bn);
     });
     await new Promise((r) => setTimeout(r, 50)); // subscription in place
-    for (let i = 0; i < 3; i++) await n.node.mineNow();
+    for (let i = 0; i < 3; i++) await n.node.miner.mineNow();
     await waitFor(() => seen.length >= 3, 5000, 'blocks');
     assert.deepEqual(seen.slice(-3), [start + 1, start + 2, start + 3]);
     await ws.off('block');

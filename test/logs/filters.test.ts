@@ -40,7 +40,7 @@ describe('polling filters', () => {
     // Many blocks between two polls, logs spread among empty blocks.
     for (let i = 0; i < 30; i++) {
       if (i % 3 === 0) await send(n, { to: a, data: call.many(2) });
-      else await n.node.mineNow();
+      else await n.node.miner.mineNow();
     }
     const second: RpcLog[] = await n.rpc('eth_getFilterChanges', [id]);
     const expected: RpcLog[] = await n.rpc('eth_getLogs', [{ fromBlock: hex(start + 1), address: a }]);
@@ -72,7 +72,7 @@ describe('polling filters', () => {
     const id = await n.rpc('eth_newBlockFilter');
     const start = Number(await n.rpc('eth_blockNumber'));
     assert.deepEqual(await n.rpc('eth_getFilterChanges', [id]), []);
-    for (let i = 0; i < 25; i++) await n.node.mineNow();
+    for (let i = 0; i < 25; i++) await n.node.miner.mineNow();
     await send(n, { to: a, data: call.pong(1) });
     const hashes: string[] = await n.rpc('eth_getFilterChanges', [id]);
     assert.equal(hashes.length, 26);
@@ -88,15 +88,15 @@ describe('polling filters', () => {
     const listeners = n.node.events.listenerCount('pendingTx');
     const id = await n.rpc('eth_newPendingTransactionFilter');
     assert.equal(n.node.events.listenerCount('pendingTx'), listeners + 1);
-    await n.node.setAutomine(false);
+    await n.node.miner.setAutomine(false);
     try {
       const sent: string[] = [];
       for (let i = 0; i < 3; i++) sent.push(await n.rpc('eth_sendTransaction', [{ from: ADDRS[0], to: a, data: call.pong(i) }]));
       assert.deepEqual(await n.rpc('eth_getFilterChanges', [id]), sent);
-      await n.node.mineNow();
+      await n.node.miner.mineNow();
       assert.deepEqual(await n.rpc('eth_getFilterChanges', [id]), [], 'mining is not a new pending transaction');
     } finally {
-      await n.node.setAutomine(true);
+      await n.node.miner.setAutomine(true);
     }
     assert.equal(await n.rpc('eth_uninstallFilter', [id]), true);
     assert.equal(n.node.events.listenerCount('pendingTx'), listeners);
@@ -123,12 +123,12 @@ describe('polling filters', () => {
 
   test('after a revert, log filters report the dropped logs again with removed: true', async () => {
     const id = await n.rpc('eth_newFilter', [{ address: a }]);
-    const snap = n.node.snapshot();
+    const snap = n.node.history.snapshot();
     await send(n, { to: a, data: call.pong(501) });
     await send(n, { to: a, data: call.many(2) });
     const added: RpcLog[] = await n.rpc('eth_getFilterChanges', [id]);
     assert.equal(added.length, 3);
-    assert.ok(await n.node.revert(snap));
+    assert.ok(await n.node.history.revert(snap));
     const removed: RpcLog[] = await n.rpc('eth_getFilterChanges', [id]);
     assert.deepEqual(removed, added.map((l) => ({ ...l, removed: true })));
     assert.deepEqual(await n.rpc('eth_getFilterChanges', [id]), []);
@@ -146,9 +146,9 @@ describe('polling filters', () => {
     const id = await n.rpc('eth_newFilter', [{ address: b }]);
     const blocks = await n.rpc('eth_newBlockFilter');
     await send(n, { to: b, data: call.pong(601) }); // stays
-    const snap = n.node.snapshot();
+    const snap = n.node.history.snapshot();
     const gone = await send(n, { to: b, data: call.pong(602) });
-    assert.ok(await n.node.revert(snap));
+    assert.ok(await n.node.history.revert(snap));
     const kept = await send(n, { to: b, data: call.pong(603) });
     const changes: RpcLog[] = await n.rpc('eth_getFilterChanges', [id]);
     assert.deepEqual(

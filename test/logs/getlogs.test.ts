@@ -35,7 +35,7 @@ describe('eth_getLogs', () => {
     b = await deployEvents(n, ADDRS[1]);
     await send(n, { to: a, data: call.ping(1, TAG_X, 'one') });
     await send(n, { to: a, data: call.pong(10) });
-    for (let i = 0; i < 5; i++) await n.node.mineNow(); // empty blocks in between
+    for (let i = 0; i < 5; i++) await n.node.miner.mineNow(); // empty blocks in between
     await send(n, { to: b, data: call.ping(2, TAG_Y, 'two'), from: ADDRS[1] });
     await send(n, { to: b, data: call.many(3) });
     await send(n, { to: a, data: call.anon(5) });
@@ -159,10 +159,10 @@ describe('eth_getLogs', () => {
 
   test('reverted blocks leave the index; blocks mined in their place are found', async () => {
     const before = await n.rpc<RpcLog[]>('eth_getLogs', [{ fromBlock: '0x0' }]);
-    const snap = n.node.snapshot();
+    const snap = n.node.history.snapshot();
     const r1 = await send(n, { to: a, data: call.pong(77) });
     assert.equal((await n.rpc<RpcLog[]>('eth_getLogs', [{ fromBlock: '0x0', topics: [PONG], address: a }])).length, 2);
-    assert.ok(await n.node.revert(snap));
+    assert.ok(await n.node.history.revert(snap));
     assert.deepEqual(await n.rpc('eth_getLogs', [{ fromBlock: '0x0' }]), before);
     assert.deepEqual(await n.rpc('eth_getLogs', [{ blockHash: r1.blockHash }]).catch((e) => e.message), 'unknown block');
     const r2 = await send(n, { to: b, data: call.pong(78) });

@@ -20,7 +20,7 @@ describe('eth_subscribe over a raw WebSocket', () => {
     const ws = await RawWs.open(n.wsUrl);
     const sub = await ws.call('eth_subscribe', ['newHeads']);
     assert.match(sub, /^0x[0-9a-f]+$/);
-    await n.node.mineNow();
+    await n.node.miner.mineNow();
     await send(n, { to: a, data: call.pong(1) });
     await waitFor(() => ws.results(sub).length === 2);
     const msg = ws.notifications[0];
@@ -63,7 +63,7 @@ describe('eth_subscribe over a raw WebSocket', () => {
     const ws = await RawWs.open(n.wsUrl);
     const hashes = await ws.call('eth_subscribe', ['newPendingTransactions']);
     const full = await ws.call('eth_subscribe', ['newPendingTransactions', true]);
-    await n.node.setAutomine(false);
+    await n.node.miner.setAutomine(false);
     let sent: string;
     try {
       sent = await n.rpc('eth_sendTransaction', [{ from: ADDRS[2], to: a, data: call.pong(3) }]);
@@ -77,7 +77,7 @@ describe('eth_subscribe over a raw WebSocket', () => {
       assert.equal(tx.to.toLowerCase(), a.toLowerCase());
       assert.equal(tx.input, call.pong(3));
     } finally {
-      await n.node.setAutomine(true);
+      await n.node.miner.setAutomine(true);
     }
     const mined = await n.rpc('eth_getTransactionByHash', [sent]);
     assert.ok(mined.blockHash, 'mined once automine is back');
@@ -93,14 +93,14 @@ describe('eth_subscribe over a raw WebSocket', () => {
     const ws = await RawWs.open(n.wsUrl);
     const other = await RawWs.open(n.wsUrl);
     const sub = await ws.call('eth_subscribe', ['newHeads']);
-    await n.node.mineNow();
+    await n.node.miner.mineNow();
     await waitFor(() => ws.results(sub).length === 1);
     assert.equal(await other.call('eth_unsubscribe', [sub]), false, 'not yours');
     assert.equal(await ws.call('eth_unsubscribe', [sub]), true);
     assert.equal(await ws.call('eth_unsubscribe', [sub]), false, 'already gone');
-    await n.node.mineNow();
+    await n.node.miner.mineNow();
     const probe = await ws.call('eth_subscribe', ['newHeads']);
-    await n.node.mineNow();
+    await n.node.miner.mineNow();
     await waitFor(() => ws.results(probe).length === 1);
     assert.equal(ws.results(sub).length, 1, 'nothing after unsubscribe');
     await ws.close();
@@ -149,13 +149,13 @@ describe('eth_subscribe over a raw WebSocket', () => {
     const ws = await RawWs.open(n.wsUrl);
     const sub = await ws.call('eth_subscribe', ['logs', { address: a }]);
     const heads = await ws.call('eth_subscribe', ['newHeads']);
-    const snap = n.node.snapshot();
+    const snap = n.node.history.snapshot();
     await send(n, { to: a, data: call.pong(11) });
     await send(n, { to: b, data: call.pong(12) });
     await send(n, { to: a, data: call.many(2) });
     await waitFor(() => ws.results(sub).length === 3);
     const added: RpcLog[] = ws.results(sub);
-    assert.ok(await n.node.revert(snap));
+    assert.ok(await n.node.history.revert(snap));
     await waitFor(() => ws.results(sub).length === 6);
     assert.deepEqual(ws.results(sub).slice(3), added.map((l) => ({ ...l, removed: true })));
     // New blocks at the same heights arrive as new heads and new logs.

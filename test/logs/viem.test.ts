@@ -70,7 +70,7 @@ describe('viem 2: watchContractEvent, watchBlocks, watchPendingTransactions', ()
         const stop = pub.watchBlocks({ onBlock: (b) => seen.push(b.number!), emitOnBegin: false });
         await new Promise((r) => setTimeout(r, 100));
         for (let i = 0; i < 3; i++) {
-          await n.node.mineNow();
+          await n.node.miner.mineNow();
           if (kind === 'http') await new Promise((r) => setTimeout(r, 60)); // one poll per block
         }
         await waitFor(() => seen.includes(start + 3n), 5000, `${kind} blocks`);
@@ -85,14 +85,14 @@ describe('viem 2: watchContractEvent, watchBlocks, watchPendingTransactions', ()
         const seen: Hex[] = [];
         const stop = pub.watchPendingTransactions({ onTransactions: (hashes) => seen.push(...hashes) });
         await new Promise((r) => setTimeout(r, 100));
-        await n.node.setAutomine(false);
+        await n.node.miner.setAutomine(false);
         const sent: string[] = [];
         try {
           for (let i = 0; i < 3; i++) sent.push(await n.rpc('eth_sendTransaction', [{ from: ADDRS[2], to: address, data: call.pong(i) }]));
           await waitFor(() => seen.length === 3, 5000, `${kind} pending transactions`);
         } finally {
           stop();
-          await n.node.setAutomine(true);
+          await n.node.miner.setAutomine(true);
         }
         await released(base);
         assert.deepEqual(seen, sent);

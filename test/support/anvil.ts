@@ -1,4 +1,4 @@
-/** anvil (from its npm package) as a reference node for differential tests. */
+/** anvil (from its npm package) as a reference node for differential tests: the one launcher, and the one free-port helper. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,7 +12,8 @@ export function anvilBinary(): string {
   return bin;
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port that was free a moment ago. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
@@ -33,7 +34,9 @@ export interface Anvil {
 /** Start anvil on a free port with chain id 984 and the standard dev accounts. */
 export async function startAnvil(args: string[] = []): Promise<Anvil> {
   const port = await freePort();
-  const child: ChildProcess = spawn(anvilBinary(), ['--port', String(port), '--chain-id', '984', '--silent', ...args], { stdio: 'ignore' });
+  const child: ChildProcess = spawn(anvilBinary(), ['--port', String(port), '--host', '127.0.0.1', '--chain-id', '984', '--silent', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += String(d)));
   const url = `http://127.0.0.1:${port}`;
   let id = 1;
   const raw = async (method: string, params: unknown[] = []) => {
@@ -42,11 +45,15 @@ export async function startAnvil(args: string[] = []): Promise<Anvil> {
   };
   const deadline = Date.now() + 15_000;
   for (;;) {
+    if (child.exitCode !== null) throw new Error(`anvil exited early: ${stderr}`);
     try {
       await raw('eth_chainId');
       break;
     } catch {
-      if (Date.now() > deadline) throw new Error('anvil did not start');
+      if (Date.now() > deadline) {
+        child.kill();
+        throw new Error(`anvil did not start: ${stderr}`);
+      }
       await new Promise((r) => setTimeout(r, 30));
     }
   }

@@ -22,7 +22,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { type Address, bytesToHex, createAddressFromString, createContractAddress, hexToBytes } from '@ethereumjs/util';
-import { Anvil, anvilAvailable, jsonDiff } from './anvilClient.js';
+import { startAnvil } from '../support/anvil.js';
+import { jsonDiff } from './jsonDiff.js';
 import { SENDER, TestChain, artifact, encodeCall, json, type TxSpec } from './helpers.js';
 
 const STRUCT = { enableMemory: true };
@@ -98,14 +99,10 @@ function addr20(a: Address): string {
   return a.toString().slice(2);
 }
 
-test('traces agree with anvil (geth formats)', async (t) => {
-  if (!anvilAvailable()) {
-    t.diagnostic('anvil binary not found: differential tracing test could not run');
-    return;
-  }
-  const anvil = await Anvil.start();
+test('traces agree with anvil (geth formats)', async () => {
+  const anvil = await startAnvil(['--hardfork', 'prague', '--base-fee', '0', '--steps-tracing']);
   try {
-    const latest = await anvil.request('eth_getBlockByNumber', ['latest', false]);
+    const latest = await anvil.rpc('eth_getBlockByNumber', ['latest', false]);
     const chain = await TestChain.create(createAddressFromString(latest.miner));
     const callee = artifact('Callee');
     const caller = artifact('Caller');
@@ -156,24 +153,24 @@ test('traces agree with anvil (geth formats)', async (t) => {
     const failures: string[] = [];
     for (const step of steps) {
       const tx = chain.tx(step.spec);
-      const hash = await anvil.request('eth_sendRawTransaction', [bytesToHex(tx.serialize())]);
-      let receipt = await anvil.request('eth_getTransactionReceipt', [hash]);
+      const hash = await anvil.rpc('eth_sendRawTransaction', [bytesToHex(tx.serialize())]);
+      let receipt = await anvil.rpc('eth_getTransactionReceipt', [hash]);
       for (let i = 0; receipt === null && i < 100; i++) {
         await new Promise((r) => setTimeout(r, 50));
-        receipt = await anvil.request('eth_getTransactionReceipt', [hash]);
+        receipt = await anvil.rpc('eth_getTransactionReceipt', [hash]);
       }
       assert.ok(receipt, `${step.name}: anvil did not mine the transaction`);
       const mine = await chain.traceAndSend(tx, CONFIGS);
       assert.equal(BigInt(receipt.gasUsed), mine.outcome.gasUsed, `${step.name}: gas used differs`);
       for (const [j, cfg] of CONFIGS.entries()) {
         const ours = json(mine.results[j]);
-        const theirs = gethify(cfg, await anvil.request('debug_traceTransaction', [hash, cfg]), ours, tx, json(mine.results[CONFIGS.indexOf(CALL_PLAIN)]));
+        const theirs = gethify(cfg, await anvil.rpc('debug_traceTransaction', [hash, cfg]), ours, tx, json(mine.results[CONFIGS.indexOf(CALL_PLAIN)]));
         const diff = jsonDiff(ours, theirs);
         if (diff.length > 0) failures.push(`${step.name} ${JSON.stringify(cfg)}:\n    ${diff.join('\n    ')}`);
       }
     }
     assert.deepEqual(failures, [], failures.join('\n'));
   } finally {
-    await anvil.stop();
+    await anvil.close();
   }
 });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { HDNodeWallet, Wallet, getAddress, parseEther, type TransactionRequest } from 'ethers';
-import { dropTransaction } from '../../src/chain/cheats.js';
-import { TxPool } from '../../src/chain/txpool.js';
+import { dropTransaction } from '../../src/chain/controls/cheats.js';
+import { TxPool } from '../../src/chain/pool/txpool.js';
 import { ADDRS, KEYS, startTestNode, type TestNode } from '../support/node.js';
 
 const GWEI = 1_000_000_000n;
@@ -103,7 +103,7 @@ describe('txpool: pending, queued, promotion, replacement, limits', () => {
   });
 
   test('with automine off, executable transactions are pending until a block is mined', async () => {
-    await n.node.setAutomine(false);
+    await n.node.miner.setAutomine(false);
     try {
       const base = await nonceOf(0);
       const rawA = await signed(0, { nonce: base });
@@ -118,7 +118,7 @@ describe('txpool: pending, queued, promotion, replacement, limits', () => {
       assert.deepEqual(Object.keys(content.queued[sender]), [String(base + 3)]);
       assert.equal(await n.rpc('debug_getRawTransaction', [a]), rawA, 'pooled transactions have their raw form too');
 
-      const block = await n.node.mineNow();
+      const block = await n.node.miner.mineNow();
       assert.deepEqual(
         block.txs.map((t) => t.hashHex),
         [a, b],
@@ -127,18 +127,18 @@ describe('txpool: pending, queued, promotion, replacement, limits', () => {
       // Filling the gap makes the queued one pending; the next block takes both.
       const gap = await send(await signed(0, { nonce: base + 2 }));
       assert.deepEqual(await status(), { pending: '0x2', queued: '0x0' });
-      const next = await n.node.mineNow();
+      const next = await n.node.miner.mineNow();
       assert.deepEqual(
         next.txs.map((t) => t.hashHex),
         [gap, c],
       );
     } finally {
-      await n.node.setAutomine(true);
+      await n.node.miner.setAutomine(true);
     }
   });
 
   test('with interval mining, pending transactions wait for the next tick; queued ones stay', async () => {
-    await n.node.setAutomine(false);
+    await n.node.miner.setAutomine(false);
     const base = await nonceOf(0);
     const mined = new Promise<void>((resolve) => n.node.events.once('block', () => resolve()));
     try {
@@ -146,14 +146,14 @@ describe('txpool: pending, queued, promotion, replacement, limits', () => {
       const ready = await send(await signed(0, { nonce: base }));
       assert.deepEqual(await status(), { pending: '0x2', queued: '0x0' });
       await send(await signed(0, { nonce: base + 3 }));
-      n.node.setIntervalMining(50);
+      n.node.miner.setIntervalMining(50);
       await mined;
       assert.equal((await n.rpc('eth_getTransactionReceipt', [ready])).status, '0x1');
       assert.equal((await n.rpc('eth_getTransactionReceipt', [queued])).status, '0x1');
       assert.deepEqual(await status(), { pending: '0x0', queued: '0x1' });
     } finally {
-      n.node.setIntervalMining(0);
-      await n.node.setAutomine(true);
+      n.node.miner.setIntervalMining(0);
+      await n.node.miner.setAutomine(true);
     }
     // Automine leaves the queued one alone until its gap is filled.
     assert.deepEqual(await status(), { pending: '0x0', queued: '0x1' });
@@ -162,7 +162,7 @@ describe('txpool: pending, queued, promotion, replacement, limits', () => {
   });
 
   test('dropping a transaction opens a gap: the ones after it become queued', async () => {
-    await n.node.setAutomine(false);
+    await n.node.miner.setAutomine(false);
     try {
       const base = await nonceOf(1);
       const hashes = [];
@@ -173,7 +173,7 @@ describe('txpool: pending, queued, promotion, replacement, limits', () => {
       const from = await n.rpc('txpool_contentFrom', [ADDRS[1]]);
       assert.deepEqual(Object.keys(from.pending), [String(base)]);
       assert.deepEqual(Object.keys(from.queued), [String(base + 2)]);
-      const block = await n.node.mineNow();
+      const block = await n.node.miner.mineNow();
       assert.deepEqual(
         block.txs.map((t) => t.hashHex),
         [hashes[0]],
@@ -181,10 +181,10 @@ describe('txpool: pending, queued, promotion, replacement, limits', () => {
       // Re-sending the dropped one fills the gap again.
       await send(await signed(1, { nonce: base + 1 }));
       assert.deepEqual(await status(), { pending: '0x2', queued: '0x0' });
-      await n.node.mineNow();
+      await n.node.miner.mineNow();
       assert.deepEqual(await status(), { pending: '0x0', queued: '0x0' });
     } finally {
-      await n.node.setAutomine(true);
+      await n.node.miner.setAutomine(true);
     }
   });
 

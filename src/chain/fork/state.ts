@@ -28,9 +28,11 @@ import { RLP } from '@ethereumjs/rlp';
 import { CODEHASH_PREFIX, MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager';
 import type { StorageDump, StorageRange } from '@ethereumjs/common';
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { Account, Address, KECCAK256_NULL, KECCAK256_RLP, bytesToUnprefixedHex, concatBytes, createAccountFromRLP, equalsBytes, hexToBytes, utf8ToBytes } from '@ethereumjs/util';
+import { Account, Address, KECCAK256_NULL, KECCAK256_RLP, bytesToUnprefixedHex, concatBytes, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Fork } from './fork.js';
+import type { Discovery } from './discovery.js';
+import { MARK, UPSTREAM_MARK, TOMBSTONE_CODE_HASH, zeroMark, visible, isMark, withoutMarks } from './marks.js';
 import type { UpstreamAccount } from './upstream.js';
 
 /** The fork a node currently runs on, shared by the live state, its copies and the EVM's history. */
@@ -40,13 +42,6 @@ export class ForkLink {
 
 const EMPTY = new Uint8Array(0);
 const RLP_EMPTY = RLP.encode(EMPTY);
-/** Value of every mark entry: 33 bytes, longer than any storage value. */
-const MARK = RLP.encode(new Uint8Array(33).fill(0xfb));
-/** Key of the entry saying "slots not in this trie are the upstream's". */
-const UPSTREAM_MARK = new Uint8Array(33).fill(0xfe);
-const ZERO_MARK_PREFIX = new Uint8Array([0xfd]);
-/** Code hash of a tombstone (no code has it; nothing is stored under it). */
-const TOMBSTONE_CODE_HASH = keccak_256(utf8ToBytes('node-rpc fork: account deleted locally'));
 /** "Not in the local trie": read the upstream. */
 const UNTOUCHED = Symbol('untouched');
 
@@ -62,28 +57,6 @@ type Sender = { address: Address; checked?: boolean; copy?: Account; codeHash?: 
 /** Entries each committed-read memo holds before it starts over. */
 const MEMO_LIMIT = 200_000;
 
-const zeroMark = (key: Uint8Array) => concatBytes(ZERO_MARK_PREFIX, key);
-
-/**
- * What a discovery run (see `withPrefetch`) would have fetched: instead of waiting for each
- * upstream read, the run records it and goes on with an empty value.
- */
-class Discovery {
-  readonly accounts = new Map<string, Address>();
-  readonly slots = new Map<string, [Address, Uint8Array]>();
-
-  get empty(): boolean {
-    return this.accounts.size === 0 && this.slots.size === 0;
-  }
-
-  account(a: Address): void {
-    this.accounts.set(a.toString(), a);
-  }
-
-  slot(a: Address, key: Uint8Array): void {
-    this.slots.set(a.toString() + bytesToUnprefixedHex(key), [a, key]);
-  }
-}
 
 export interface ForkStateManagerOpts extends MerkleStateManagerOpts {
   link: ForkLink;
@@ -462,58 +435,4 @@ export class ForkStateManager extends MerkleStateManager {
     copy.upstreamRoot = this.upstreamRoot;
     return copy;
   }
-}
-
-/** A tombstone reads as "no account". */
-function visible(account: Account): Account | undefined {
-  return equalsBytes(account.codeHash, TOMBSTONE_CODE_HASH) ? undefined : account;
-}
-
-function isMark(valueHex: string | null): boolean {
-  if (!valueHex) return false;
-  return (RLP.decode(hexToBytes(('0x' + valueHex.replace(/^0x/, '')) as `0x${string}`)) as Uint8Array).length > 32;
-}
-
-function withoutMarks(dump: StorageDump): StorageDump {
-  for (const [k, v] of Object.entries(dump)) if (isMark(v)) delete dump[k];
-  return dump;
-}
-
-/** Most discovery runs before the rest runs with plain (waiting) reads. */
-const MAX_DISCOVERY_RUNS = 6;
-
-/**
- * Run `fn` (an execution on a VM whose state manager is `sm`, with every effect discarded) so that
- * the upstream reads it needs are fetched in batches rather than one at a time: while a run meets
- * reads the cache cannot answer, it only records them (and sees empty values); they are fetched
- * together, in one burst, and the run is repeated. The first run that needed nothing new is the
- * answer; with everything cached that is the first run, at no extra cost.
- *
- * Each run goes through `exclusive` (the node's lock, for the live state) and the fetches happen
- * between runs, outside it: a slow or dead upstream never holds up requests that the cache can
- * answer.
- */
-export async function withPrefetch<T>(sm: unknown, fn: () => Promise<T>, exclusive: <R>(run: () => Promise<R>) => Promise<R> = (run) => run()): Promise<T> {
-  if (!(sm instanceof ForkStateManager) || sm.discovery !== undefined) return exclusive(fn);
-  const fork = sm.link.fork;
-  if (fork === undefined) return exclusive(fn);
-  for (let run = 0; run < MAX_DISCOVERY_RUNS; run++) {
-    const d = new Discovery();
-    const outcome = await exclusive(async (): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> => {
-      sm.discovery = d;
-      try {
-        return { ok: true, value: await fn() };
-      } catch (error) {
-        return { ok: false, error };
-      } finally {
-        sm.discovery = undefined;
-      }
-    });
-    if (d.empty) {
-      if (outcome.ok) return outcome.value;
-      throw outcome.error;
-    }
-    await fork.state.prefetch(d.accounts.values(), d.slots.values());
-  }
-  return exclusive(fn);
 }

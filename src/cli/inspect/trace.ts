@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { hexToBytes } from '@ethereumjs/util';
 import { formatDecoded, type Artifacts } from '../../artifacts/artifacts.js';
 import { detectArtifactDirs, loadArtifacts } from '../../artifacts/load.js';
-import { decodeRevertReason } from '../../chain/revert.js';
+import { decodeRevertReason } from '../../chain/exec/revertData.js';
 import { Signatures } from './abi.js';
 import { action, addCommonOptions, big, ether, printJson, RpcClient, safe, styles, write, type InspectFlags } from './client.js';
 

@@ -1,7 +1,7 @@
 /** Transaction page: status, fees, decoded input and logs, call tree, console.log lines, opcode steps. */
 import { hexToBytes } from '@ethereumjs/util';
 import { formatDecoded, shortHex } from '../../artifacts/artifacts.js';
-import { CONSOLE_ADDRESS, decodeConsoleLog } from '../../chain/console.js';
+import { CONSOLE_ADDRESS, decodeConsoleLog } from '../../chain/exec/console.js';
 import type { Tx } from './home.js';
 import { big, blockLink, ether, fields, gwei, h, type Context } from './ui.js';
 import { stepsView } from './steps.js';

@@ -5,12 +5,12 @@
  * declaration says which it follows.
  */
 import { bytesToHex, setLengthLeft } from '@ethereumjs/util';
-import * as cheats from '../../chain/cheats.js';
+import * as cheats from '../../chain/controls/cheats.js';
 import { parseUpstreamUrl } from '../../chain/fork/client.js';
 import { Fork } from '../../chain/fork/fork.js';
 import type { DevNode } from '../../chain/node.js';
 import type { TxRequest } from '../../chain/types.js';
-import { applyState, decodeStateBlob, dumpState, encodeStateBlob, parseState } from '../../chain/stateFile.js';
+import { applyState, decodeStateBlob, dumpState, encodeStateBlob, parseState } from '../../chain/controls/stateFile.js';
 import { formatBlock } from '../../format/block.js';
 import { addr, hex, qty } from '../../format/hex.js';
 import { address, bool, data, hash32, optional, quantity, uint64, type Codec } from '../codecs.js';
@@ -143,7 +143,6 @@ const forkUrl: Codec<string> = {
 const secondsToMs = (s: bigint): number => Number(s) * 1000;
 
 export function devMethods(node: DevNode, version: string, client: string): MethodDef[] {
-  const headTimestamp = () => node.head.block.header.timestamp;
   const checkCount = (n: bigint, where: string) => {
     if (n > BigInt(MAX_MINE_COUNT)) throw invalidParams(`invalid argument ${where}: at most ${MAX_MINE_COUNT} blocks per call`);
     return Number(n);
@@ -153,28 +152,25 @@ export function devMethods(node: DevNode, version: string, client: string): Meth
     // ------------------------------------------------------------ mining modes
     /** Mine on every transaction (on) or only on request / interval (off); turning it on mines what waits. */
     method('evm_setAutomine', [bool], async (on) => {
-      await node.setAutomine(on);
+      await node.miner.setAutomine(on);
       return null;
     }, { aliases: ['anvil_setAutomine'] }),
     method('anvil_getAutomine', [], () => node.mining.auto, { aliases: ['hardhat_getAutomine'] }),
     /** Interval mining, hardhat units: milliseconds or [min, max] (small values: seconds, see miningInterval). 0 turns it off. */
     method('evm_setIntervalMining', [miningInterval], async ({ ms, maxMs }) => {
-      await node.inOrder(() => node.setIntervalMining(ms, maxMs));
+      await node.inOrder(() => node.miner.setIntervalMining(ms, maxMs));
       return null;
     }),
     /** Interval mining, anvil units: a block every `seconds`, automine off (0 turns the interval off). */
     method('anvil_setIntervalMining', [count], async (seconds) => {
-      await node.inOrder(() => {
-        if (seconds > 0n) node.mining.auto = false;
-        node.setIntervalMining(secondsToMs(seconds));
-      });
+      await node.controls.intervalMining(secondsToMs(seconds));
       return null;
     }),
     /** Seconds between interval-mined blocks, or null when interval mining is off. */
     method('anvil_getIntervalMining', [], () => (node.mining.intervalMs === undefined ? null : node.mining.intervalMs / 1000)),
     /** Mine one block (optionally at `timestamp`), or ganache's `{ timestamp, blocks }`. */
     method('evm_mine', [mineOptions], async (o) => {
-      await node.mineBlocks(checkCount(o.blocks ?? 1n, '0.blocks'), { timestamp: o.timestamp });
+      await node.miner.mineBlocks(checkCount(o.blocks ?? 1n, '0.blocks'), { timestamp: o.timestamp });
       return '0x0';
     }),
     /**
@@ -182,75 +178,60 @@ export function devMethods(node: DevNode, version: string, client: string): Meth
      * blocks are recorded at once and built when asked for.
      */
     method('anvil_mine', [optional(count, 1n), optional(count, 0n)], async (n, interval) => {
-      await node.mineBlocks(checkCount(n, '0'), { interval: interval > 0n ? interval : undefined });
+      await node.miner.mineBlocks(checkCount(n, '0'), { interval: interval > 0n ? interval : undefined });
       return null;
     }, { aliases: ['hardhat_mine'] }),
     /** Like evm_mine, answering with the mined blocks (full transactions). */
     method('anvil_mine_detailed', [mineOptions], async (o) => {
-      const blocks = await node.mineBlocks(checkCount(o.blocks ?? 1n, '0.blocks'), { timestamp: o.timestamp, detailed: true });
+      const blocks = await node.miner.mineBlocks(checkCount(o.blocks ?? 1n, '0.blocks'), { timestamp: o.timestamp, detailed: true });
       return blocks.map((b) => formatBlock(b, true));
     }, { aliases: ['evm_mine_detailed'] }),
 
     // ------------------------------------------------------------ time
     /** Move the clock forward by `seconds`; answers the total offset in seconds. */
-    method('evm_increaseTime', [count], (seconds) =>
-      node.inOrder(() => {
-        node.clock.offset += seconds;
-        return Number(node.clock.offset);
-      }), { aliases: ['anvil_increaseTime'] }),
+    method('evm_increaseTime', [count], (seconds) => node.controls.increaseTime(seconds), { aliases: ['anvil_increaseTime'] }),
     /** Timestamp of the next block; it must be later than the latest block's. */
     method('evm_setNextBlockTimestamp', [count], async (t) => {
-      await node.inOrder(() => node.clock.setNext(t, headTimestamp()));
+      await node.controls.setNextTimestamp(t);
       return null;
     }, { aliases: ['anvil_setNextBlockTimestamp'] }),
     /** Set the clock to `timestamp` (blocks still never go back in time); answers the seconds it moved forward. */
-    method('evm_setTime', [count], (t) =>
-      node.inOrder(() => {
-        const moved = t - node.clock.now();
-        node.clock.offset += moved;
-        node.clock.nextTimestamp = undefined;
-        return Number(moved > 0n ? moved : 0n);
-      }), { aliases: ['anvil_setTime'] }),
+    method('evm_setTime', [count], (t) => node.controls.setTime(t), { aliases: ['anvil_setTime'] }),
     /** Every next block `seconds` after its parent, whatever the clock says. */
     method('anvil_setBlockTimestampInterval', [count], async (seconds) => {
       if (seconds < 1n) throw invalidParams('invalid argument 0: the interval must be at least 1 second');
-      await node.inOrder(() => (node.clock.interval = seconds));
+      await node.controls.setTimestampInterval(seconds);
       return null;
     }),
     /** The same in milliseconds, as viem's hardhat mode sends it (whole seconds are used). */
     method('hardhat_setBlockTimestampInterval', [count], async (ms) => {
       const seconds = ms / 1000n;
       if (seconds < 1n) throw invalidParams('invalid argument 0: the interval must be at least 1000 ms');
-      await node.inOrder(() => (node.clock.interval = seconds));
+      await node.controls.setTimestampInterval(seconds);
       return null;
     }),
     /** Back to the clock; answers whether an interval was set. */
-    method('anvil_removeBlockTimestampInterval', [], () =>
-      node.inOrder(() => {
-        const had = node.clock.interval !== undefined;
-        node.clock.interval = undefined;
-        return had;
-      }), { aliases: ['hardhat_removeBlockTimestampInterval'] }),
+    method('anvil_removeBlockTimestampInterval', [], () => node.controls.setTimestampInterval(undefined), { aliases: ['hardhat_removeBlockTimestampInterval'] }),
 
     // ------------------------------------------------------------ accounts
     /** eth_sendTransaction from `address` needs no key until stopped. */
     method('anvil_impersonateAccount', [address], async (a) => {
-      await node.inOrder(() => node.impersonated.add(a.toString()));
+      await node.controls.impersonate(a, true);
       return null;
     }, { aliases: ['hardhat_impersonateAccount'] }),
     method('anvil_stopImpersonatingAccount', [address], async (a) => {
-      await node.inOrder(() => node.impersonated.delete(a.toString()));
+      await node.controls.impersonate(a, false);
       return null;
     }, { aliases: ['hardhat_stopImpersonatingAccount'] }),
     /** Impersonate every sender (true) or only the listed ones (false). */
     method('anvil_autoImpersonateAccount', [bool], async (on) => {
-      await node.inOrder(() => (node.autoImpersonate = on));
+      await node.controls.autoImpersonate(on);
       return null;
     }, { aliases: ['hardhat_autoImpersonateAccount'] }),
     /** Send from an impersonated account without a signature; answers the hash. */
     method('eth_sendUnsignedTransaction', [txRequest], async (req) => {
       if (!req.from) throw invalidParams('invalid argument 0: missing "from"');
-      return hex(await node.sendUnsigned(req));
+      return hex(await node.intake.sendUnsigned(req));
     }),
     method('anvil_setBalance', [address, quantity], async (a, wei) => {
       await cheats.setBalance(node, a, wei);
@@ -277,27 +258,27 @@ export function devMethods(node: DevNode, version: string, client: string): Meth
     // ------------------------------------------------------------ block settings
     /** Beneficiary of the next blocks (and eth_coinbase). */
     method('anvil_setCoinbase', [address], async (a) => {
-      await node.inOrder(() => (node.coinbase = a));
+      await node.controls.setCoinbase(a);
       return null;
     }, { aliases: ['hardhat_setCoinbase'] }),
     /** Floor for eth_gasPrice and for the fee eth_sendTransaction fills in, in wei. */
     method('anvil_setMinGasPrice', [quantity], async (wei) => {
-      await node.inOrder(() => (node.config.gasPriceFloor = wei));
+      await node.controls.setMinGasPrice(wei);
       return null;
     }, { aliases: ['hardhat_setMinGasPrice'] }),
     /** Base fee of the next block only. */
     method('anvil_setNextBlockBaseFeePerGas', [quantity], async (wei) => {
-      await node.inOrder(() => (node.nextBaseFeeOverride = wei));
+      await node.controls.setNextBaseFee(wei);
       return null;
     }, { aliases: ['hardhat_setNextBlockBaseFeePerGas'] }),
     method('evm_setBlockGasLimit', [uint64], async (gas) => {
       if (gas < 21_000n) throw invalidParams('invalid argument 0: the block gas limit must be at least 21000');
-      await node.inOrder(() => (node.blockGasLimit = gas));
+      await node.controls.setBlockGasLimit(gas);
       return true;
     }, { aliases: ['anvil_setBlockGasLimit'] }),
     /** prevRandao (mixHash) of the next blocks. */
     method('hardhat_setPrevRandao', [hash32], async (r) => {
-      await node.inOrder(() => (node.prevRandao = new Uint8Array(r)));
+      await node.controls.setPrevRandao(r);
       return null;
     }, { aliases: ['anvil_setPrevRandao'] }),
     method('anvil_setChainId', [count], async (id) => {
@@ -307,7 +288,7 @@ export function devMethods(node: DevNode, version: string, client: string): Meth
     }),
     /** Request and block logging of the CLI. */
     method('anvil_setLoggingEnabled', [bool], (on) => {
-      node.loggingEnabled = on;
+      node.controls.setLogging(on);
       return null;
     }, { aliases: ['hardhat_setLoggingEnabled'] }),
 
@@ -326,17 +307,17 @@ export function devMethods(node: DevNode, version: string, client: string): Meth
     /** Snapshot id (QUANTITY) to revert to: state, blocks, pool, time and mining settings. */
     /** Drop the last `depth` blocks (default 1); their logs are reported removed. */
     method('anvil_rollback', [optional(count)], async (depth) => {
-      await node.rollback(depth ?? 1n);
+      await node.history.rollback(depth ?? 1n);
       return null;
     }),
     /** Replace the last `depth` blocks with new ones holding `[tx, blockOffset]` pairs (raw or request). */
     method('anvil_reorg', [count, reorgPairs], async (depth, pairs) => {
-      await node.reorg(depth, pairs);
+      await node.history.reorg(depth, pairs);
       return null;
     }),
-    method('evm_snapshot', [], () => qty(node.snapshot()), { aliases: ['anvil_snapshot'] }),
+    method('evm_snapshot', [], () => qty(node.history.snapshot()), { aliases: ['anvil_snapshot'] }),
     /** Back to the snapshot; it and later ones are used up. False for unknown ids. */
-    method('evm_revert', [count], (id) => node.revert(id), { aliases: ['anvil_revert'] }),
+    method('evm_revert', [count], (id) => node.history.revert(id), { aliases: ['anvil_revert'] }),
     /**
      * A fresh genesis with the configured accounts. With `{forking: {jsonRpcUrl?, blockNumber?}}`
      * the genesis is that fork point (URL default: the current upstream; block default: its
@@ -345,14 +326,14 @@ export function devMethods(node: DevNode, version: string, client: string): Meth
     method('anvil_reset', [resetOptions], async (opts) => {
       const forking = opts?.forking;
       if (forking === undefined) {
-        await node.reset();
+        await node.history.reset();
         return null;
       }
       const current = node.fork?.options;
       const url = forking.jsonRpcUrl ?? current?.url;
       if (url === undefined) throw invalidParams('invalid argument 0.forking: jsonRpcUrl is required (this node does not fork yet)');
       const fork = await Fork.open({ ...current, url, blockNumber: forking.blockNumber, chainId: undefined });
-      await node.reset(fork).catch((err: unknown) => {
+      await node.history.reset(fork).catch((err: unknown) => {
         fork.close();
         throw err;
       });
@@ -398,8 +379,8 @@ export function devMethods(node: DevNode, version: string, client: string): Meth
     /** Client, chain and snapshot facts (hardhat_metadata's shape, plus anvil's snapshots). */
     method('anvil_metadata', [], async () => {
       const snapshots: Record<string, [number, string]> = {};
-      for (const id of node.snapshotIds()) {
-        const n = await node.snapshotBlock(id);
+      for (const id of node.history.snapshotIds()) {
+        const n = await node.history.snapshotBlock(id);
         const b = n === undefined ? undefined : node.store.byNumber(n);
         if (b) snapshots[qty(id)] = [Number(b.number), b.hashHex];
       }

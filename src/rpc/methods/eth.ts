@@ -2,8 +2,8 @@
 import { bytesToHex, createZeroAddress, type Address } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { DevNode } from '../../chain/node.js';
-import { signMessage, signTypedData } from '../../chain/signing.js';
-import { parseTypedData } from '../../chain/typedData.js';
+import { signMessage, signTypedData } from '../../chain/wallet/signing.js';
+import { parseTypedData } from '../../chain/wallet/typedData.js';
 import { LATEST, type BlockRef, type StoredBlock } from '../../chain/types.js';
 import { formatBlock } from '../../format/block.js';
 import { addr, hex, qty } from '../../format/hex.js';
@@ -206,34 +206,34 @@ export function ethMethods(node: DevNode): MethodDef[] {
       return t ? formatReceipt(t) : null;
     }),
     /** Accepts a signed transaction; with automine it answers once the block exists. */
-    method('eth_sendRawTransaction', [data], async (raw) => hex(await node.sendRawTransaction(raw))),
+    method('eth_sendRawTransaction', [data], async (raw) => hex(await node.intake.sendRawTransaction(raw))),
     /** Sends from a dev account: fills nonce, fees and gas (by estimate), signs, submits. */
     method('eth_sendTransaction', [txRequest], async (req) => {
       if (!req.from) throw invalidParams('invalid argument 0: missing "from"');
-      return hex(await node.sendTransaction(req));
+      return hex(await node.intake.sendTransaction(req));
     }),
     /** The request with nonce, fees, gas and chain id filled in, unsigned: `{ raw, tx }` (geth, anvil). */
     method('eth_fillTransaction', [txRequest], async (req) => {
-      const tx = await node.fillTransaction(req);
+      const tx = await node.intake.fillTransaction(req);
       const raw = tx.serialize();
       // Unsigned, so its hash is that of the encoding with an empty signature (anvil's answer).
       return { raw: hex(raw), tx: formatTx(tx, req.from ?? ZERO_ADDRESS, hex(keccak_256(raw)), PENDING) };
     }),
     method('eth_signTransaction', [txRequest], async (req) => {
       if (!req.from) throw invalidParams('invalid argument 0: missing "from"');
-      return hex((await node.signTransaction(req)).serialize());
+      return hex((await node.intake.signTransaction(req)).serialize());
     }),
 
     // ------------------------------------------------------------ signing
     /** EIP-191 personal message signature: eth_sign(address, message). */
-    method('eth_sign', [address, data], (a, msg) => hex(signMessage(msg, node.keyOf(a).privateKey))),
+    method('eth_sign', [address, data], (a, msg) => hex(signMessage(msg, node.intake.keyOf(a).privateKey))),
     /** Same as eth_sign with the parameters swapped: personal_sign(message, address). */
-    method('personal_sign', [data, address], (msg, a) => hex(signMessage(msg, node.keyOf(a).privateKey))),
+    method('personal_sign', [data, address], (msg, a) => hex(signMessage(msg, node.intake.keyOf(a).privateKey))),
     /** EIP-712 signature of a typed-data document (object or JSON string). */
     method(
       'eth_signTypedData_v4',
       [address, json],
-      (a, doc) => hex(signTypedData(parseTypedData(doc), node.keyOf(a).privateKey)),
+      (a, doc) => hex(signTypedData(parseTypedData(doc), node.intake.keyOf(a).privateKey)),
       { aliases: ['eth_signTypedData'] },
     ),
 

@@ -15,7 +15,7 @@ import { formatMinedTx } from '../../format/tx.js';
 import { DEFAULT_TIMEOUT_MS, type TraceConfig } from '../../trace/index.js';
 import { address, blockId, count, hash32, optional, type Codec } from '../codecs.js';
 import { method, type MethodDef } from '../registry.js';
-import { traceMinedTx } from './debug.js';
+import { traceMinedTx } from '../../trace/positions.js';
 
 const CALLS: TraceConfig = { tracer: { name: 'callTracer', options: { onlyTopCall: false, withLog: false } }, timeoutMs: DEFAULT_TIMEOUT_MS };
 

@@ -1,6 +1,6 @@
 /** eth_simulateV1 (execution-apis): params to the node's simulation, blocks and call results to JSON. */
 import type { DevNode } from '../../chain/node.js';
-import type { SimBlock, SimBlockSpec } from '../../chain/simulate.js';
+import type { SimBlock, SimBlockSpec } from '../../chain/exec/simulate.js';
 import { LATEST } from '../../chain/types.js';
 import { formatBlock } from '../../format/block.js';
 import { hex, qty } from '../../format/hex.js';

@@ -9,10 +9,10 @@
  * Closing a connection removes its subscriptions.
  */
 import type { DevNode } from '../../chain/node.js';
-import { LogMatcher, type DroppedBlock, type LogEntry } from '../../chain/logs.js';
-import type { PendingTx } from '../../chain/miner.js';
+import { LogMatcher, type DroppedBlock, type LogEntry } from '../../chain/logs/logIndex.js';
+import type { PendingTx } from '../../chain/mining/block.js';
 import type { StoredBlock } from '../../chain/types.js';
-import { randomId } from '../../chain/filters.js';
+import { randomId } from '../../chain/logs/filters.js';
 import { formatHeader } from '../../format/block.js';
 import { LogWriter } from '../../format/logJson.js';
 import { formatTx, PENDING } from '../../format/tx.js';

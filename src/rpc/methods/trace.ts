@@ -11,7 +11,7 @@ import { address, arrayOf, blockId, blockNumberOrTag, count, hash32, optional, s
 import { invalidParams } from '../errors.js';
 import { txRequest } from '../params.js';
 import { method, type MethodDef } from '../registry.js';
-import { traceBlock, traceCallAt, traceMinedTx } from './debug.js';
+import { traceBlock, traceCallAt, traceMinedTx } from '../../trace/positions.js';
 
 const PARITY: TraceConfig = { tracer: { name: 'parity' }, timeoutMs: DEFAULT_TIMEOUT_MS };
 const PRESTATE_DIFF = { name: 'prestateTracer' as const, options: { diffMode: true, disableCode: false, disableStorage: false, includeEmpty: false } };

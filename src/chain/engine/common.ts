@@ -1,0 +1,39 @@
+/**
+ * The chain's Common: built once with a fixed hardfork, never re-resolved per block.
+ *
+ * ethereumjs copies the Common into every transaction and header it constructs and then calls
+ * `updateParams` on the copy, which deep-clones every parameter set and rebuilds the parameter
+ * cache: measured here as the largest single cost of an eth_call. The parameter sets are module
+ * constants, so after one warm-up merge each later call is a no-op; we remember which sets were
+ * merged and skip the rebuild.
+ */
+import { createBlockHeader } from '@ethereumjs/block';
+import { Common, Mainnet, createCustomCommon } from '@ethereumjs/common';
+import { createTx } from '@ethereumjs/tx';
+import type { SupportedHardfork } from '../config.js';
+import { ecrecover } from './ecrecover.js';
+import { lazyKzg } from './kzg.js';
+
+export function makeCommon(chainId: bigint, hardfork: SupportedHardfork): Common {
+  const common = createCustomCommon({ chainId: Number(chainId), name: 'node-rpc' }, Mainnet, { hardfork, customCrypto: { ecrecover, kzg: lazyKzg } });
+  const merged = new WeakSet<object>();
+  const update = Common.prototype.updateParams;
+  // An own property, so Common.copy() (Object.assign) carries it to every copy.
+  common.updateParams = function (this: Common, params) {
+    if (merged.has(params)) return this;
+    merged.add(params);
+    // Merge into the base too, so every later copy already carries this set.
+    if (this !== common) update.call(common, params);
+    return update.call(this, params);
+  };
+  // The EVM asks isActivatedEIP several times on every step; ethereumjs scans an array of ~80 EIPs
+  // each time. The hardfork never changes here, so a table indexed by EIP number answers the same.
+  const eips = (common as unknown as { _activatedEIPsCache: number[] })._activatedEIPsCache;
+  const active = new Uint8Array(Math.max(0, ...eips) + 1);
+  for (const eip of eips) active[eip] = 1;
+  common.isActivatedEIP = (eip: number) => active[eip] === 1;
+  // Merge the block and transaction parameter sets into the base Common before anything copies it.
+  createBlockHeader({}, { common });
+  for (const type of [0, 1, 2]) createTx({ type, chainId: type > 0 ? chainId : undefined } as never, { common });
+  return common;
+}

@@ -1,0 +1,177 @@
+/**
+ * Message execution on a VM without keeping its effects: eth_call, eth_estimateGas,
+ * eth_createAccessList. The caller holds the VM exclusively for the duration.
+ */
+import type { Block } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { Account, Address, bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
+import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import { ChainError, RevertError } from '../errors.js';
+import { ForkStateManager } from '../fork/state.js';
+import { TxRejected, engineRejection, feesOf, runChecked } from './rejections.js';
+import { withFakeSender } from './request.js';
+import { revertMessage } from './revertData.js';
+import type { StateOverrides, TxRequest } from '../types.js';
+
+export interface CallOutcome {
+  result: RunTxResult;
+  /** Undefined when the call succeeded; the EVM error name otherwise ("revert", "out of gas", ...). */
+  error?: string;
+}
+
+export const ZERO_ADDRESS = new Address(new Uint8Array(20));
+
+/** Apply geth-style state overrides on the VM's current (checkpointed) state. */
+export async function applyOverrides(vm: VM, overrides: StateOverrides | undefined): Promise<void> {
+  if (!overrides) return;
+  const sm = vm.stateManager;
+  for (const [address, o] of overrides) {
+    if (o.state && o.stateDiff) throw new ChainError(`account ${address} has both 'state' and 'stateDiff'`, undefined, -32602);
+    if (o.balance !== undefined || o.nonce !== undefined) {
+      const account = (await sm.getAccount(address)) ?? new Account();
+      if (o.balance !== undefined) account.balance = o.balance;
+      if (o.nonce !== undefined) account.nonce = o.nonce;
+      await sm.putAccount(address, account);
+    }
+    if (o.code !== undefined) await sm.putCode(address, o.code);
+    if (o.state) {
+      await sm.clearStorage(address);
+      for (const [k, v] of o.state) await sm.putStorage(address, k, v);
+    }
+    if (o.stateDiff) for (const [k, v] of o.stateDiff) await sm.putStorage(address, k, v);
+  }
+}
+
+/**
+ * Run one transaction of `sender` on the VM, accepting the sender even if it holds code (EIP-3607
+ * is not enforced, as in anvil: impersonated contracts send, calls come from contracts).
+ */
+export function asSender<T>(vm: VM, sender: Address, fn: () => Promise<T>): Promise<T> {
+  const sm = vm.stateManager;
+  return sm instanceof ForkStateManager ? sm.withCodeSender(sender, fn) : fn();
+}
+
+/** Run a request once on the VM, discarding every effect. */
+export async function runDiscarded(
+  vm: VM,
+  block: Block,
+  req: TxRequest,
+  options: { reportAccessList?: boolean; prepare?: () => Promise<void> } = {},
+): Promise<CallOutcome> {
+  await vm.evm.journal.checkpoint();
+  try {
+    await options.prepare?.();
+    const from = req.from ?? ZERO_ADDRESS;
+    const nonce = req.nonce ?? ((await vm.stateManager.getAccount(from))?.nonce ?? 0n);
+    // Without a gas limit a call may use the whole block, as in geth and anvil.
+    const tx = withFakeSender({ ...req, nonce, gas: req.gas ?? block.header.gasLimit }, vm.common as Common, from);
+    const result = await runChecked(vm, tx, from, { ...feesOf(block.header), skipBalance: true, skipNonce: true }, () =>
+      asSender(vm, from, () =>
+        runTx(vm, {
+          tx,
+          block,
+          skipBalance: true,
+          skipNonce: true,
+          skipBlockGasLimitValidation: true,
+          skipHardForkValidation: true,
+          reportAccessList: options.reportAccessList,
+        }),
+      ),
+    );
+    return { result, error: result.execResult.exceptionError?.error };
+  } finally {
+    await vm.evm.journal.revert();
+  }
+}
+
+/** eth_call: the return data, or a revert / EVM error. */
+export async function call(vm: VM, block: Block, req: TxRequest, overrides?: StateOverrides): Promise<Uint8Array> {
+  const { result, error } = await runDiscarded(vm, block, req, { prepare: () => applyOverrides(vm, overrides) }).catch(rethrow);
+  if (error) throw executionError(error, result.execResult.returnValue);
+  return result.execResult.returnValue;
+}
+
+/** The JSON-RPC error for a failed execution: reverts carry their data and decoded reason. */
+export function executionError(error: string, returnValue: Uint8Array): ChainError {
+  if (error === 'revert') return new RevertError(revertMessage(returnValue), returnValue);
+  return new ChainError(error);
+}
+
+/**
+ * eth_estimateGas: the smallest gas limit with which the request succeeds, found by binary search
+ * (exact, so contracts that check gasleft() and the 63/64 rule are honoured).
+ */
+export async function estimateGas(
+  vm: VM,
+  block: Block,
+  req: TxRequest,
+  cap: bigint,
+  overrides?: StateOverrides,
+): Promise<bigint> {
+  const prepare = () => applyOverrides(vm, overrides);
+  const attempt = async (gas: bigint): Promise<CallOutcome | undefined> => {
+    try {
+      return await runDiscarded(vm, block, { ...req, gas }, { prepare });
+    } catch (err) {
+      if (err instanceof TxRejected && (err.kind === 'intrinsic-gas' || err.kind === 'floor-data-gas')) return undefined;
+      throw rethrow(err);
+    }
+  };
+  let hi = req.gas ?? cap;
+  const first = await attempt(hi);
+  if (first === undefined) throw new ChainError(`gas required exceeds allowance (${hi})`);
+  if (first.error) {
+    if (first.error === 'revert') throw executionError(first.error, first.result.execResult.returnValue);
+    throw new ChainError(first.error === 'out of gas' ? `gas required exceeds allowance (${hi})` : first.error);
+  }
+  const ok = (o: CallOutcome | undefined) => o !== undefined && o.error === undefined;
+  let lo = first.result.totalGasSpent - 1n;
+  const optimistic = ((first.result.totalGasSpent + first.result.gasRefund + 2300n) * 64n) / 63n;
+  if (optimistic < hi) {
+    if (ok(await attempt(optimistic))) hi = optimistic;
+    else lo = optimistic;
+  }
+  while (lo + 1n < hi) {
+    const mid = (lo + hi) / 2n;
+    if (ok(await attempt(mid))) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+export interface AccessListResult {
+  accessList: Array<{ address: PrefixedHexString; storageKeys: PrefixedHexString[] }>;
+  gasUsed: bigint;
+  error?: string;
+}
+
+/** eth_createAccessList: the storage a request touches, and the gas it uses with that list. */
+export async function createAccessList(vm: VM, block: Block, req: TxRequest, precompiles: Set<string>): Promise<AccessListResult> {
+  const from = (req.from ?? ZERO_ADDRESS).toString();
+  const to = req.to?.toString();
+  let list = req.accessList ?? [];
+  for (let round = 0; round < 4; round++) {
+    const { result, error } = await runDiscarded(vm, block, { ...req, accessList: list, type: req.type ?? 2 }, { reportAccessList: true }).catch(rethrow);
+    const next = (result.accessList ?? [])
+      // As geth: sender, recipient and precompiles are warm anyway; their storage slots still count.
+      .filter((e) => e.storageKeys.length > 0 || (e.address !== from && e.address !== to && !precompiles.has(e.address)))
+      .map((e) => ({ address: new Address(Buffer.from(e.address.slice(2), 'hex')), storageKeys: e.storageKeys.map((k) => Buffer.from(k.slice(2), 'hex')) }));
+    const same = JSON.stringify(next.map(show)) === JSON.stringify(list.map(show));
+    if (same || round === 3) {
+      const out: AccessListResult = { accessList: next.map(show), gasUsed: result.totalGasSpent };
+      if (error) out.error = error === 'revert' ? revertMessage(result.execResult.returnValue) : error;
+      return out;
+    }
+    list = next;
+  }
+  throw new ChainError('access list did not settle');
+}
+
+const show = (e: { address: Address; storageKeys: Uint8Array[] }) => ({
+  address: e.address.toString(),
+  storageKeys: e.storageKeys.map((k) => bytesToHex(k)),
+});
+
+function rethrow(err: unknown): never {
+  throw engineRejection(err);
+}

@@ -1,0 +1,307 @@
+/**
+ * eth_simulateV1: a sequence of blocks built on a private copy of the state at a base block, each
+ * with optional block and state overrides and a list of calls that see each other's effects.
+ * Nothing reaches the chain. With `validation` the calls are checked as transactions (nonce,
+ * balance, fees, block gas); without, they run as eth_call runs them. With `traceTransfers`, every
+ * ether transfer shows as an ERC-20 `Transfer` log of the address 0xeeee…eeee.
+ */
+import { createBlock, createBlockHeader, genTransactionsTrieRoot, type Block, type HeaderData } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import type { InterpreterStep, Message, EVMResult } from '@ethereumjs/evm';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Account, bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft, type Address } from '@ethereumjs/util';
+import { Bloom, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import { ChainError } from '../errors.js';
+import { applyOverrides, asSender, ZERO_ADDRESS } from './call.js';
+import { engineRejection } from './rejections.js';
+import { withFakeSender } from './request.js';
+import { revertMessage } from './revertData.js';
+import { receiptOf } from '../mining/block.js';
+import type { MinedTx, RawLog, StateOverrides, StoredBlock, TxRequest } from '../types.js';
+
+/** geth's limits: blocks per request, and seconds between blocks when the caller gives no time. */
+export const MAX_SIMULATE_BLOCKS = 256;
+const TIME_STEP = 12n;
+
+export interface SimBlockOverrides {
+  number?: bigint;
+  time?: bigint;
+  gasLimit?: bigint;
+  feeRecipient?: Address;
+  prevRandao?: Uint8Array;
+  baseFeePerGas?: bigint;
+  blobBaseFee?: bigint;
+  withdrawals?: Array<{ index: bigint; validatorIndex: bigint; address: Address; amount: bigint }>;
+}
+
+export interface SimBlockSpec {
+  blockOverrides?: SimBlockOverrides;
+  stateOverrides?: StateOverrides;
+  calls: TxRequest[];
+}
+
+export interface SimOptions {
+  validation: boolean;
+  traceTransfers: boolean;
+}
+
+export interface SimCallError {
+  code: number;
+  message: string;
+  data?: Uint8Array;
+}
+
+export interface SimCall {
+  tx: MinedTx;
+  status: 0 | 1;
+  returnData: Uint8Array;
+  gasUsed: bigint;
+  /** The call's logs (with transfer logs when traced) and their block-wide indexes. */
+  logs: Array<{ log: RawLog; index: number }>;
+  error?: SimCallError;
+}
+
+export interface SimBlock {
+  stored: StoredBlock;
+  calls: SimCall[];
+}
+
+/** The address transfer logs are emitted from, and their topic (keccak of `Transfer(address,address,uint256)`). */
+const TRANSFER_EMITTER = hexToBytes('0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee');
+const TRANSFER_TOPIC = hexToBytes('0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef');
+
+const fail = (code: number, message: string): never => {
+  throw new ChainError(message, undefined, code);
+};
+
+/** Header fields of the next simulated block. */
+function nextHeader(parent: Block, o: SimBlockOverrides, number: bigint, validation: boolean, common: Common): HeaderData {
+  const p = parent.header;
+  const fields: HeaderData = {
+    parentHash: parent.hash(),
+    number,
+    timestamp: o.time ?? p.timestamp + TIME_STEP * (number - p.number),
+    gasLimit: o.gasLimit ?? p.gasLimit,
+    coinbase: o.feeRecipient ?? p.coinbase,
+    mixHash: o.prevRandao ?? p.mixHash,
+  };
+  if (common.isActivatedEIP(1559)) fields.baseFeePerGas = o.baseFeePerGas ?? (validation ? p.calcNextBaseFee() : 0n);
+  if (common.isActivatedEIP(4895)) fields.withdrawalsRoot = undefined;
+  if (common.isActivatedEIP(4844)) {
+    fields.excessBlobGas = p.calcNextExcessBlobGas(common);
+    fields.blobGasUsed = 0n;
+  }
+  if (common.isActivatedEIP(4788)) fields.parentBeaconBlockRoot = new Uint8Array(32);
+  return fields;
+}
+
+/** Checks a transaction must pass to be included, as typed errors (validation mode). */
+async function validate(vm: VM, tx: TypedTransaction, from: Address, header: Block['header'], gasUsed: bigint, validation: boolean): Promise<void> {
+  if (tx.getIntrinsicGas() > tx.gasLimit) fail(-38013, `intrinsic gas too low: have ${tx.gasLimit}, want ${tx.getIntrinsicGas()}`);
+  if (!validation) return;
+  const account = (await vm.stateManager.getAccount(from)) ?? new Account();
+  if (tx.nonce < account.nonce) fail(-38010, `nonce too low: address ${from.toString()}, tx: ${tx.nonce} state: ${account.nonce}`);
+  if (tx.nonce > account.nonce) fail(-38011, `nonce too high: address ${from.toString()}, tx: ${tx.nonce} state: ${account.nonce}`);
+  const baseFee = header.baseFeePerGas ?? 0n;
+  const cap = 'maxFeePerGas' in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
+  if (cap < baseFee) fail(-38012, `max fee per gas less than block base fee: address ${from.toString()}, maxFeePerGas: ${cap}, baseFee: ${baseFee}`);
+  const cost = tx.gasLimit * cap + tx.value;
+  if (account.balance < cost) fail(-38014, `insufficient funds for gas * price + value: address ${from.toString()} have ${account.balance} want ${cost}`);
+  if (gasUsed + tx.gasLimit > header.gasLimit) fail(-38015, `block gas limit reached: ${gasUsed} used, ${tx.gasLimit} more, limit ${header.gasLimit}`);
+}
+
+/**
+ * Follows a call's frames to place ether transfers among its logs: a frame's log opcodes and
+ * sub-calls are recorded in order; frames that fail drop out with their logs and transfers.
+ */
+class TransferTrace {
+  private readonly stack: Frame[] = [];
+  root: Frame | undefined;
+
+  readonly onMessage = (m: Message): void => {
+    const frame: Frame = { items: [], ok: true };
+    if (m.value > 0n && !m.delegatecall) frame.transfer = { from: m.caller, to: m.to, value: m.value };
+    const parent = this.stack[this.stack.length - 1];
+    if (parent) parent.items.push(frame);
+    else this.root = frame;
+    this.stack.push(frame);
+  };
+
+  readonly onResult = (r: EVMResult): void => {
+    const frame = this.stack.pop();
+    if (!frame) return;
+    frame.ok = r.execResult.exceptionError === undefined;
+    if (frame.transfer && frame.transfer.to === undefined) frame.transfer.to = r.createdAddress;
+  };
+
+  readonly onStep = (s: InterpreterStep): void => {
+    // LOG0..LOG4 that run to completion add one log to their frame.
+    if (s.opcode.code >= 0xa0 && s.opcode.code <= 0xa4) this.stack[this.stack.length - 1]?.items.push('log');
+  };
+
+  /** The call's logs in emission order, transfer logs placed where the transfers happened. */
+  merge(real: RawLog[]): RawLog[] {
+    const out: RawLog[] = [];
+    let next = 0;
+    const walk = (f: Frame) => {
+      if (f.transfer?.to) out.push(transferLog(f.transfer.from, f.transfer.to, f.transfer.value));
+      for (const item of f.items) {
+        if (item === 'log') {
+          if (next < real.length) out.push(real[next++]);
+        } else if (item.ok) walk(item);
+      }
+    };
+    if (this.root?.ok) walk(this.root);
+    while (next < real.length) out.push(real[next++]);
+    return out;
+  }
+}
+
+interface Frame {
+  transfer?: { from: Address; to?: Address; value: bigint };
+  items: Array<'log' | Frame>;
+  ok: boolean;
+}
+
+function transferLog(from: Address, to: Address, value: bigint): RawLog {
+  return [TRANSFER_EMITTER, [TRANSFER_TOPIC, setLengthLeft(from.bytes, 32), setLengthLeft(to.bytes, 32)], setLengthLeft(bigIntToBytes(value), 32)];
+}
+
+/** The call's error object (spec: 3 for reverts, -32015 for other EVM errors). */
+function callError(result: RunTxResult): SimCallError | undefined {
+  const e = result.execResult.exceptionError?.error;
+  if (e === undefined) return undefined;
+  if (e === 'revert') return { code: 3, message: revertMessage(result.execResult.returnValue), data: result.execResult.returnValue };
+  return { code: -32015, message: `vm execution error: ${e}` };
+}
+
+async function runCall(vm: VM, tx: TypedTransaction, from: Address, block: Block, opts: SimOptions): Promise<{ result: RunTxResult; logs: RawLog[] }> {
+  const trace = opts.traceTransfers ? new TransferTrace() : undefined;
+  const events = vm.evm.events;
+  if (trace && events) {
+    events.on('beforeMessage', trace.onMessage);
+    events.on('afterMessage', trace.onResult);
+    events.on('step', trace.onStep);
+  }
+  try {
+    // `validate` has checked the call the spec's way; anything ethereumjs still refuses is reported as it says.
+    const result = await asSender(vm, from, () =>
+      runTx(vm, { tx, block, skipBalance: !opts.validation, skipNonce: !opts.validation, skipBlockGasLimitValidation: !opts.validation, skipHardForkValidation: true }),
+    ).catch((err: unknown) => {
+      throw engineRejection(err);
+    });
+    const real = (result.execResult.logs ?? []) as RawLog[];
+    return { result, logs: trace ? trace.merge(real) : real };
+  } finally {
+    if (trace && events) {
+      events.off('beforeMessage', trace.onMessage);
+      events.off('afterMessage', trace.onResult);
+      events.off('step', trace.onStep);
+    }
+  }
+}
+
+async function receiptsRoot(receipts: Array<{ result: RunTxResult; tx: TypedTransaction }>): Promise<Uint8Array> {
+  const trie = new MerklePatriciaTrie();
+  for (const [i, r] of receipts.entries()) await trie.put(RLP.encode(i), encodeReceipt(r.result.receipt, r.tx.type));
+  return trie.root();
+}
+
+/** One simulated block on `parent`; the VM's state moves on with it. */
+async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: bigint, opts: SimOptions): Promise<SimBlock> {
+  const common = vm.common as Common;
+  const o = spec.blockOverrides ?? {};
+  const fields = nextHeader(parent, o, number, opts.validation, common);
+  const context = createBlock({ header: fields }, { common, skipConsensusFormatValidation: true, setHardfork: false });
+  await applyOverrides(vm, spec.stateOverrides);
+  const ran: Array<{ result: RunTxResult; tx: TypedTransaction; from: Address; logs: RawLog[] }> = [];
+  let gasUsed = 0n;
+  for (const req of spec.calls) {
+    const from = req.from ?? ZERO_ADDRESS;
+    const nonce = req.nonce ?? ((await vm.stateManager.getAccount(from))?.nonce ?? 0n);
+    const gas = req.gas ?? context.header.gasLimit - gasUsed;
+    const priced = req.gasPrice !== undefined || req.maxFeePerGas !== undefined;
+    // Unpriced calls pay the base fee when validated, nothing otherwise (as eth_call).
+    const fees: Partial<TxRequest> = priced ? {} : opts.validation ? { maxFeePerGas: context.header.baseFeePerGas ?? 0n, maxPriorityFeePerGas: 0n } : { gasPrice: 0n };
+    const tx = withFakeSender({ ...req, ...fees, nonce, gas }, common, from);
+    await validate(vm, tx, from, context.header, gasUsed, opts.validation);
+    const { result, logs } = await runCall(vm, tx, from, context, opts);
+    gasUsed += result.totalGasSpent;
+    ran.push({ result, tx, from, logs });
+  }
+  const bloom = new Bloom(undefined, common);
+  for (const r of ran) bloom.or(r.result.bloom);
+  const header = createBlockHeader(
+    {
+      ...fields,
+      gasUsed,
+      stateRoot: await vm.stateManager.getStateRoot(),
+      transactionsTrie: await genTransactionsTrieRoot(ran.map((r) => r.tx)),
+      receiptTrie: await receiptsRoot(ran),
+      logsBloom: bloom.bitvector,
+    },
+    { common, skipConsensusFormatValidation: true, setHardfork: false },
+  );
+  const withdrawals = o.withdrawals?.map((w) => ({ index: w.index, validatorIndex: w.validatorIndex, address: w.address, amount: w.amount }));
+  const block = createBlock({ header, transactions: ran.map((r) => r.tx), withdrawals: common.isActivatedEIP(4895) ? (withdrawals ?? []) : undefined }, { common, skipConsensusFormatValidation: true, setHardfork: false });
+  const hash = block.hash();
+  const stored: StoredBlock = { block, number, hash, hashHex: bytesToHex(hash), txs: [] };
+  const calls: SimCall[] = [];
+  let logIndex = 0;
+  let cumulative = 0n;
+  ran.forEach(({ result, tx, from, logs }, index) => {
+    cumulative += result.totalGasSpent;
+    const receipt = receiptOf(tx, result, header.baseFeePerGas, cumulative, logIndex);
+    const hashBytes = tx.hash();
+    const mined: MinedTx = { tx, hash: hashBytes, hashHex: bytesToHex(hashBytes), from, index, block: stored, receipt };
+    stored.txs.push(mined);
+    const error = callError(result);
+    calls.push({
+      tx: mined,
+      status: error ? 0 : 1,
+      returnData: result.execResult.returnValue,
+      gasUsed: result.totalGasSpent,
+      logs: error ? [] : logs.map((log) => ({ log, index: logIndex++ })),
+      error,
+    });
+  });
+  return { stored, calls };
+}
+
+/**
+ * Run the blocks on `vm` (a private copy at `base`'s state). Block numbers must increase (gaps
+ * are filled with empty blocks, as geth does), timestamps too.
+ */
+export async function simulate(vm: VM, base: Block, specs: SimBlockSpec[], opts: SimOptions): Promise<SimBlock[]> {
+  let total = 0n;
+  let prevNumber = base.header.number;
+  let prevTime = base.header.timestamp;
+  for (const s of specs) {
+    const n = s.blockOverrides?.number ?? prevNumber + 1n;
+    if (n <= prevNumber) fail(-38020, `block numbers must be in order: ${n} <= ${prevNumber}`);
+    total += n - prevNumber;
+    const t = s.blockOverrides?.time ?? prevTime + TIME_STEP * (n - prevNumber);
+    if (t <= prevTime) fail(-38021, `block timestamps must be in order: ${t} <= ${prevTime}`);
+    prevNumber = n;
+    prevTime = t;
+  }
+  if (total > BigInt(MAX_SIMULATE_BLOCKS)) fail(-38026, `too many blocks: the limit is ${MAX_SIMULATE_BLOCKS}`);
+  const out: SimBlock[] = [];
+  let parent = base;
+  for (const spec of specs) {
+    const target = spec.blockOverrides?.number ?? parent.header.number + 1n;
+    // Gaps become empty blocks, spaced as the default time step.
+    while (parent.header.number + 1n < target) {
+      const empty = await simulateBlock(vm, parent, { calls: [] }, parent.header.number + 1n, opts);
+      out.push(empty);
+      parent = empty.stored.block;
+    }
+    const b = await simulateBlock(vm, parent, spec, target, opts);
+    out.push(b);
+    parent = b.stored.block;
+  }
+  return out;
+}
+

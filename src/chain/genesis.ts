@@ -1,0 +1,58 @@
+/** The first block of a chain: a fresh genesis funding the dev accounts, or a fork point. */
+import { createBlock } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import { Account, bytesToHex } from '@ethereumjs/util';
+import type { ChainConfig } from './config.js';
+import type { Fork } from './fork/fork.js';
+import { forkPoint } from './fork/genesis.js';
+import type { BlockStore } from './store.js';
+import type { DevAccount } from './wallet/accounts.js';
+
+export interface GenesisTarget {
+  readonly state: MerkleStateManager;
+  readonly store: BlockStore;
+  readonly common: Common;
+  readonly config: ChainConfig;
+  readonly accounts: readonly DevAccount[];
+}
+
+/** Block 0 with every dev account funded, at `timestamp`. */
+export async function writeGenesis(n: GenesisTarget, timestamp: bigint): Promise<void> {
+  await n.state.checkpoint();
+  for (const a of n.accounts) await n.state.putAccount(a.address, new Account(0n, n.config.balance));
+  await n.state.commit();
+  const stateRoot = await n.state.getStateRoot();
+  const common = n.common;
+  const block = createBlock(
+    {
+      header: {
+        number: 0n,
+        gasLimit: n.config.gasLimit,
+        timestamp: n.config.timestamp ?? timestamp,
+        baseFeePerGas: common.isActivatedEIP(1559) ? n.config.baseFee : undefined,
+        stateRoot,
+        difficulty: 0n,
+        excessBlobGas: common.isActivatedEIP(4844) ? 0n : undefined,
+        blobGasUsed: common.isActivatedEIP(4844) ? 0n : undefined,
+      },
+      withdrawals: common.isActivatedEIP(4895) ? [] : undefined,
+    },
+    { common },
+  );
+  const hash = block.hash();
+  n.store.add({ block, number: 0n, hash, hashHex: bytesToHex(hash), txs: [] });
+}
+
+/**
+ * A forked chain starts at the fork block: the upstream's state, with the dev accounts funded
+ * (their nonce and code stay the upstream's), under a copy of the fork block's header.
+ */
+export async function writeForkGenesis(n: GenesisTarget, fork: Fork): Promise<void> {
+  await fork.state.prefetch(n.accounts.map((a) => a.address), []);
+  await n.state.checkpoint();
+  for (const a of n.accounts) await n.state.modifyAccountFields(a.address, { balance: n.config.balance });
+  await n.state.commit();
+  n.store.rebase(fork.number);
+  n.store.add(forkPoint(fork, await n.state.getStateRoot(), n.common, n.config.baseFee));
+}

@@ -1,0 +1,105 @@
+/** Builds one block from a list of ready transactions on the live VM. */
+import type { Block } from '@ethereumjs/block';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Address, bytesToHex } from '@ethereumjs/util';
+import { buildBlock, type RunTxResult, type VM } from '@ethereumjs/vm';
+import type { ChainError } from '../errors.js';
+import { asSender } from '../exec/call.js';
+import { engineRejection, runChecked, type RunChecks } from '../exec/rejections.js';
+import { effectiveGasPrice } from '../pool/admission.js';
+import type { MinedTx, Receipt, StoredBlock } from '../types.js';
+
+/** A transaction whose sender is known (recovered once, or impersonated). */
+export interface PendingTx {
+  tx: TypedTransaction;
+  from: Address;
+  hash: Uint8Array;
+  hashHex: string;
+}
+
+export interface BlockEnv {
+  timestamp: bigint;
+  coinbase: Address;
+  gasLimit: bigint;
+  baseFeePerGas?: bigint;
+  prevRandao: Uint8Array;
+  /** The parent's hash (on a fork, the first local block's parent is the upstream's fork block). */
+  parentHash?: Uint8Array;
+}
+
+export interface MineOutcome {
+  stored: StoredBlock;
+  /** Transactions that could not be included (e.g. they no longer fit the block or failed validation). */
+  skipped: Array<{ ptx: PendingTx; error: ChainError }>;
+}
+
+/**
+ * Run `txs` in order into a new block on top of `parent`. With `requireAll`, a transaction that
+ * cannot be included aborts the block (state reverted) and its error is thrown.
+ */
+export async function mineBlock(vm: VM, parent: Block, txs: readonly PendingTx[], env: BlockEnv, requireAll = false): Promise<MineOutcome> {
+  const builder = await buildBlock(vm, {
+    parentBlock: parent,
+    withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
+    headerData: {
+      timestamp: env.timestamp,
+      coinbase: env.coinbase,
+      gasLimit: env.gasLimit,
+      baseFeePerGas: env.baseFeePerGas,
+      mixHash: env.prevRandao,
+      parentHash: env.parentHash,
+    },
+    blockOpts: { putBlockIntoBlockchain: false, common: vm.common },
+  });
+  const included: Array<{ ptx: PendingTx; result: RunTxResult }> = [];
+  const skipped: MineOutcome['skipped'] = [];
+  const checks: RunChecks = {
+    baseFee: env.baseFeePerGas ?? (vm.common.isActivatedEIP(1559) ? parent.header.calcNextBaseFee() : undefined),
+    blobGasPrice: () => parent.header.calcNextBlobGasPrice(vm.common),
+  };
+  for (const ptx of txs) {
+    try {
+      checks.gasLeft = env.gasLimit - builder.gasUsed;
+      const result = await runChecked(vm, ptx.tx, ptx.from, checks, () => asSender(vm, ptx.from, () => builder.addTransaction(ptx.tx, { skipHardForkValidation: true })));
+      included.push({ ptx, result });
+    } catch (error) {
+      if (requireAll) {
+        await builder.revert();
+        throw engineRejection(error);
+      }
+      skipped.push({ ptx, error: engineRejection(error) });
+    }
+  }
+  const { block } = await builder.build();
+  const hash = block.hash();
+  const stored: StoredBlock = { block, number: block.header.number, hash, hashHex: bytesToHex(hash), txs: [] };
+  let logIndex = 0;
+  const baseFee = block.header.baseFeePerGas;
+  const blobGasPrice = vm.common.isActivatedEIP(4844) ? block.header.getBlobGasPrice() : undefined;
+  included.forEach(({ ptx, result }, index) => {
+    const receipt = receiptOf(ptx.tx, result, baseFee, result.receipt.cumulativeBlockGasUsed, logIndex, blobGasPrice);
+    logIndex += receipt.logs.length;
+    const mined: MinedTx = { tx: ptx.tx, hash: ptx.hash, hashHex: ptx.hashHex, from: ptx.from, index, block: stored, receipt };
+    stored.txs.push(mined);
+  });
+  return { stored, skipped };
+}
+
+/** The node's receipt of a transaction's run (mined blocks, simulated ones). */
+export function receiptOf(tx: TypedTransaction, result: RunTxResult, baseFee: bigint | undefined, cumulativeGasUsed: bigint, firstLogIndex: number, blobGasPrice?: bigint): Receipt {
+  const r = result.receipt as typeof result.receipt & { status: 0 | 1 };
+  return {
+    status: r.status,
+    gasUsed: result.totalGasSpent,
+    cumulativeGasUsed,
+    effectiveGasPrice: effectiveGasPrice(tx, baseFee),
+    contractAddress: result.createdAddress,
+    logs: r.logs,
+    firstLogIndex,
+    bloom: r.bitvector,
+    returnValue: result.execResult.returnValue,
+    error: result.execResult.exceptionError?.error,
+    blobGasUsed: result.blobGasUsed,
+    blobGasPrice: result.blobGasUsed !== undefined ? blobGasPrice : undefined,
+  };
+}

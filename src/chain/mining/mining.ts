@@ -1,0 +1,194 @@
+/**
+ * Mining: which pool transactions go into the next block and in what order, building it on the
+ * live state, automine and interval mining, and runs of empty blocks (anvil_mine of many).
+ */
+import type { Block } from '@ethereumjs/block';
+import { createAddressFromString, equalsBytes } from '@ethereumjs/util';
+import { ConsoleWatch } from '../exec/console.js';
+import { TxRejected } from '../exec/rejections.js';
+import { readyHeaderKeccak } from '../engine/headerKeccak.js';
+import type { NodeParts } from '../parts.js';
+import type { PoolContent } from '../pool/txpool.js';
+import type { StoredBlock } from '../types.js';
+import { mineBlock, type BlockEnv, type PendingTx } from './block.js';
+import { EmptyRun, LAZY_RUN_MIN, emptyBlocksKeepState } from './emptyRuns.js';
+
+export class Mining {
+  private intervalTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly n: NodeParts) {}
+
+  /** Mine one block on the live state from `txs` (caller holds the lock). */
+  async mine(txs: PendingTx[], requireAll: boolean): Promise<StoredBlock> {
+    // On a fork, what every block reads is fetched first: an unreachable upstream stops the block before it starts.
+    await this.n.forkLink.fork?.state.prefetchBlockReads();
+    const parent = this.n.store.head.block;
+    // State edited between blocks (test controls) is part of this block's starting point: replays
+    // of its transactions must start there, not at the parent's root.
+    const preStateRoot = await this.n.state.getStateRoot();
+    // console.log lines are collected only while someone listens for them.
+    const consoleWatch = this.n.events.listenerCount('console') > 0 ? new ConsoleWatch(this.n.vm.evm) : undefined;
+    let outcome;
+    try {
+      outcome = await mineBlock(this.n.vm, parent, txs, this.nextEnv(parent), requireAll);
+      this.n.nextBaseFeeOverride = undefined;
+    } finally {
+      consoleWatch?.stop();
+    }
+    const { stored, skipped } = outcome;
+    if (!equalsBytes(preStateRoot, parent.header.stateRoot)) stored.preStateRoot = preStateRoot;
+    // Transactions that no longer fit stay in the pool for the next block.
+    for (const s of skipped) {
+      if (s.error instanceof TxRejected && s.error.kind === 'block-full') this.n.pool.add(s.ptx);
+      else this.n.events.emit('dropped', s.ptx, s.error.message);
+    }
+    this.n.store.add(stored);
+    if (consoleWatch) for (const [tx, lines] of consoleWatch.byTx(stored.txs)) this.n.events.emit('console', tx, lines);
+    this.n.events.emit('block', stored);
+    return stored;
+  }
+
+  private nextEnv(parent: Block): BlockEnv {
+    return {
+      timestamp: this.n.clock.next(parent.header.timestamp),
+      coinbase: this.n.coinbase,
+      gasLimit: this.n.blockGasLimit,
+      baseFeePerGas: this.n.common.isActivatedEIP(1559) ? (this.n.nextBaseFeeOverride ?? parent.header.calcNextBaseFee()) : undefined,
+      prevRandao: this.n.prevRandao,
+      parentHash: this.n.store.head.hash,
+    };
+  }
+
+  /** Mine one block from the pool's executable transactions in the configured order. */
+  async mineNow(): Promise<StoredBlock> {
+    return this.n.lock.run(() => this.minePool());
+  }
+
+  private async minePool(): Promise<StoredBlock> {
+    const nonces = new Map<string, bigint>();
+    for (const sender of this.n.pool.senderAddresses()) {
+      nonces.set(sender, (await this.n.state.getAccount(createAddressFromString(sender)))?.nonce ?? 0n);
+    }
+    const parent = this.n.store.head.block.header;
+    const baseFee = this.n.common.isActivatedEIP(1559) ? (this.n.nextBaseFeeOverride ?? parent.calcNextBaseFee()) : undefined;
+    const picked: PendingTx[] = [];
+    const blocked = new Set<string>();
+    let gas = 0n;
+    for (const p of this.n.pool.ordered(nonces, this.n.mining.order, baseFee)) {
+      const sender = p.from.toString();
+      // Overflow stays pending; a sender's later nonces cannot go in once one was left out.
+      if (blocked.has(sender) || gas + p.tx.gasLimit > this.n.blockGasLimit) {
+        blocked.add(sender);
+        continue;
+      }
+      gas += p.tx.gasLimit;
+      picked.push(p);
+    }
+    for (const p of picked) this.n.pool.remove(p.hashHex);
+    return this.mine(picked, false);
+  }
+
+  /** The pool split into pending and queued per sender, against the live state's nonces. */
+  async poolContent(): Promise<PoolContent> {
+    return this.n.lock.run(async () => {
+      const nonces = new Map<string, bigint>();
+      for (const sender of this.n.pool.senderAddresses()) {
+        nonces.set(sender, (await this.n.state.getAccount(createAddressFromString(sender)))?.nonce ?? 0n);
+      }
+      return this.n.pool.content(nonces);
+    });
+  }
+
+  /** Turn automine on or off; turning it on mines what waits in the pool. */
+  async setAutomine(on: boolean): Promise<void> {
+    this.n.mining.auto = on;
+    if (on && this.n.pool.size > 0) await this.mineNow();
+  }
+
+  /**
+   * Mine a block every `ms` milliseconds (0 turns interval mining off); with `maxMs`, each delay is
+   * drawn from [ms, maxMs] (hardhat's range form).
+   */
+  setIntervalMining(ms: number, maxMs?: number): void {
+    if (this.intervalTimer) clearInterval(this.intervalTimer);
+    this.intervalTimer = undefined;
+    this.n.mining.intervalMs = ms > 0 ? ms : undefined;
+    this.n.mining.intervalMaxMs = ms > 0 && maxMs !== undefined && maxMs > ms ? maxMs : undefined;
+    const tick = () => {
+      this.mineNow().catch((err) => this.n.events.emit('error', err as Error));
+    };
+    const max = this.n.mining.intervalMaxMs;
+    if (ms > 0 && max === undefined) {
+      this.intervalTimer = setInterval(tick, ms);
+      this.intervalTimer.unref();
+    } else if (ms > 0 && max !== undefined) {
+      const next = () => {
+        this.intervalTimer = setTimeout(() => {
+          tick();
+          next();
+        }, ms + Math.floor(Math.random() * (max - ms + 1)));
+        this.intervalTimer.unref();
+      };
+      next();
+    }
+  }
+
+  /**
+   * Mine `count` blocks (evm_mine, anvil_mine, hardhat_mine). Waiting transactions go into the
+   * first ones; once a block comes out empty, the rest are recorded as a run of empty blocks built
+   * on demand (mining/emptyRuns.ts), unless `detailed` wants every block now. `timestamp` sets the first
+   * block's time; with `interval` the blocks after the first are that many seconds apart. Returns
+   * the blocks built now.
+   */
+  async mineBlocks(count: number, opts: { interval?: bigint; timestamp?: bigint; detailed?: boolean } = {}): Promise<StoredBlock[]> {
+    const { interval, timestamp, detailed = false } = opts;
+    if (count >= LAZY_RUN_MIN) await readyHeaderKeccak();
+    return this.n.lock.run(async () => {
+      if (timestamp !== undefined) this.n.clock.setNext(timestamp, this.n.store.head.block.header.timestamp);
+      const mined: StoredBlock[] = [];
+      let left = count;
+      if (!detailed && left >= LAZY_RUN_MIN && (await this.extendEmptyRun(left, interval))) return mined;
+      while (left > 0) {
+        if (interval !== undefined && mined.length > 0) this.n.clock.nextTimestamp = mined[mined.length - 1].block.header.timestamp + interval;
+        const b = await this.minePool();
+        mined.push(b);
+        left--;
+        // An empty block with nothing executable left: every later block is the same but for
+        // number, time, fees and parent, so the rest become a run built on demand.
+        if (!detailed && left >= LAZY_RUN_MIN && b.txs.length === 0 && (await emptyBlocksKeepState(this.n.state))) {
+          const run = new EmptyRun(b.block, left, interval ?? this.n.clock.interval ?? 1n);
+          this.n.store.addRun(run);
+          this.afterRun(run, interval);
+          break;
+        }
+      }
+      return mined;
+    });
+  }
+
+  /** Continue the run at the head when the next blocks would follow its recipe exactly. */
+  private async extendEmptyRun(count: number, interval: bigint | undefined): Promise<boolean> {
+    const run = this.n.store.headRun;
+    if (!run || this.n.pool.size > 0 || this.n.nextBaseFeeOverride !== undefined || this.n.clock.nextTimestamp !== undefined) return false;
+    const t = run.template;
+    const lastTs = run.timestampAt(run.count - 1);
+    const same =
+      (interval ?? this.n.clock.interval ?? 1n) === run.interval &&
+      this.n.clock.next(lastTs) === lastTs + run.interval &&
+      this.n.coinbase.equals(t.coinbase) &&
+      this.n.blockGasLimit === t.gasLimit &&
+      equalsBytes(this.n.prevRandao, t.mixHash) &&
+      equalsBytes(await this.n.state.getStateRoot(), t.stateRoot);
+    if (!same) return false;
+    const first = run.last + 1n;
+    this.n.store.extendHeadRun(count);
+    this.afterRun(run, interval, first);
+    return true;
+  }
+
+  private afterRun(run: EmptyRun, interval: bigint | undefined, first = run.first): void {
+    // As with timestamped blocks, the clock continues from the last block's time.
+    if (interval !== undefined) this.n.clock.offset += run.timestampAt(run.count - 1) - this.n.clock.now();
+    this.n.events.emit('emptyBlocks', first, run.last);
+  }
+}

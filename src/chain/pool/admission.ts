@@ -1,0 +1,109 @@
+/** Decoding and admission checks for incoming transactions, with geth's error messages. */
+import type { Common } from '@ethereumjs/common';
+import { Capability, TransactionType, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import { RLP } from '@ethereumjs/rlp';
+import { bytesToBigInt, type Address } from '@ethereumjs/util';
+import { ChainError } from '../errors.js';
+
+const TYPED = new Set<number>([TransactionType.AccessListEIP2930, TransactionType.FeeMarketEIP1559, TransactionType.BlobEIP4844, TransactionType.EOACodeEIP7702]);
+
+/** The chain id a raw transaction is signed for (undefined: a legacy transaction without EIP-155). */
+function signedChainId(raw: Uint8Array): bigint | undefined {
+  const typed = raw[0]! <= 0x7f;
+  const fields = RLP.decode(typed ? raw.subarray(1) : raw);
+  if (!Array.isArray(fields)) throw new Error('not a list');
+  const at = fields[typed ? 0 : 6];
+  if (!(at instanceof Uint8Array)) throw new Error('bad field');
+  const n = bytesToBigInt(at);
+  if (typed) return n;
+  return n >= 35n ? (n - 35n) / 2n : undefined;
+}
+
+/**
+ * Decode a signed raw transaction for this chain. The type byte and the signed chain id are read
+ * before ethereumjs decodes, so each refusal has its own kind and wording.
+ */
+export function decodeRawTx(raw: Uint8Array, common: Common): TypedTransaction {
+  if (raw.length === 0) throw new ChainError('typed transaction too short');
+  const type = raw[0]! <= 0x7f ? raw[0]! : TransactionType.Legacy;
+  if (type !== TransactionType.Legacy && (!TYPED.has(type) || (type === TransactionType.EOACodeEIP7702 && !common.isActivatedEIP(7702)))) {
+    throw new ChainError(`transaction type not supported: type ${type}`);
+  }
+  if (type === TransactionType.BlobEIP4844) {
+    throw new ChainError('transaction type not supported: blob transactions need the blob sidecar, which this node does not accept');
+  }
+  let chainId: bigint | undefined;
+  try {
+    chainId = signedChainId(raw);
+  } catch {
+    throw new ChainError('invalid transaction: rlp: not a transaction');
+  }
+  if (chainId !== undefined && chainId !== common.chainId()) throw new ChainError('invalid chain id for signer');
+  try {
+    return createTxFromRLP(raw, { common });
+  } catch (err) {
+    throw new ChainError(`invalid transaction: ${firstLine(err instanceof Error ? err.message : String(err))}`);
+  }
+}
+
+/** Recover and return the signer once; a bad signature is a clear error. */
+export function recoverSender(tx: TypedTransaction): Address {
+  try {
+    return tx.getSenderAddress();
+  } catch {
+    throw new ChainError('invalid sender: signature does not recover to an address');
+  }
+}
+
+/** Highest price per gas the sender offers. */
+export function feeCap(tx: TypedTransaction): bigint {
+  return 'maxFeePerGas' in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
+}
+
+/** Price per gas actually paid at `baseFee`. */
+export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefined): bigint {
+  if ('maxFeePerGas' in tx) {
+    const base = baseFee ?? 0n;
+    const withTip = base + tx.maxPriorityFeePerGas;
+    return withTip < tx.maxFeePerGas ? withTip : tx.maxFeePerGas;
+  }
+  return (tx as { gasPrice: bigint }).gasPrice;
+}
+
+export interface AdmissionState {
+  nonce: bigint;
+  balance: bigint;
+  baseFee: bigint | undefined;
+  blockGasLimit: bigint;
+}
+
+/**
+ * Stateless and state checks before a transaction may enter a block, in geth's order and words.
+ * Returns 'future' for a nonce above the account's (the pool decides what to do with it).
+ */
+export function checkAdmission(tx: TypedTransaction, from: Address, s: AdmissionState): 'ready' | 'future' {
+  const who = from.toString();
+  if (tx.gasLimit > s.blockGasLimit) throw new ChainError(`exceeds block gas limit: tx gas ${tx.gasLimit}, block gas limit ${s.blockGasLimit}`);
+  if ('maxFeePerGas' in tx && tx.maxPriorityFeePerGas > tx.maxFeePerGas) {
+    throw new ChainError(`max priority fee per gas higher than max fee per gas: address ${who}, maxPriorityFeePerGas: ${tx.maxPriorityFeePerGas}, maxFeePerGas: ${tx.maxFeePerGas}`);
+  }
+  const intrinsic = tx.getIntrinsicGas();
+  if (tx.gasLimit < intrinsic) throw new ChainError(`intrinsic gas too low: have ${tx.gasLimit}, want ${intrinsic}`);
+  if (tx.supports(Capability.EIP7702EOACode) && 'authorizationList' in tx && (tx.authorizationList as unknown[]).length === 0) {
+    throw new ChainError('EIP-7702 transaction with empty auth list');
+  }
+  if (tx.nonce < s.nonce) throw new ChainError(`nonce too low: address ${who}, tx: ${tx.nonce} state: ${s.nonce}`);
+  if (s.baseFee !== undefined && feeCap(tx) < s.baseFee) {
+    throw new ChainError(`max fee per gas less than block base fee: address ${who}, maxFeePerGas: ${feeCap(tx)}, baseFee: ${s.baseFee}`);
+  }
+  const cost = tx.gasLimit * feeCap(tx) + tx.value;
+  if (s.balance < cost) {
+    throw new ChainError(`insufficient funds for gas * price + value: address ${who} have ${s.balance} want ${cost}`);
+  }
+  return tx.nonce > s.nonce ? 'future' : 'ready';
+}
+
+function firstLine(msg: string): string {
+  return msg.split('\n')[0].replace(/\s*\(tx type=.*$/, '');
+}
+

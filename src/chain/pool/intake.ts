@@ -1,0 +1,181 @@
+/**
+ * Transactions coming in: signed raw ones, requests filled and signed with a dev key, unsigned
+ * ones from impersonated senders; admission checks, then the pool (and with automine, a block).
+ * Requests from one sender are taken in arrival order, so nonces are consecutive.
+ */
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Account, bytesToHex, createZeroAddress, type Address } from '@ethereumjs/util';
+import { DEFAULT_TIP } from '../config.js';
+import { ChainError } from '../errors.js';
+import { unsignedTx, withFakeSender } from '../exec/request.js';
+import type { Mining } from '../mining/mining.js';
+import type { PendingTx } from '../mining/block.js';
+import type { NodeParts } from '../parts.js';
+import { LATEST, type TxRequest } from '../types.js';
+import type { DevAccount } from '../wallet/accounts.js';
+import { checkAdmission, decodeRawTx, recoverSender } from './admission.js';
+
+export class Intake {
+  private readonly senderQueues = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly n: NodeParts,
+    private readonly miner: Mining,
+  ) {}
+
+  /** Accept a signed transaction and mine it; resolves once its block exists. */
+  async sendRawTransaction(raw: Uint8Array): Promise<Uint8Array> {
+    const tx = decodeRawTx(raw, this.n.common);
+    const hash = tx.hash();
+    const hashHex = bytesToHex(hash);
+    if (this.n.store.tx(hashHex) || this.n.pool.has(hashHex)) throw new ChainError('already known');
+    const from = recoverSender(tx);
+    return this.submit({ tx, from, hash, hashHex });
+  }
+
+  /** Fill, sign with the dev key of `from` (or send unsigned from an impersonated one), and submit. */
+  async sendTransaction(req: TxRequest): Promise<Uint8Array> {
+    if (req.from && !this.n.keys.has(req.from.toString())) return this.sendUnsigned(req);
+    return this.inSenderOrder(req.from, async () => {
+      const tx = await this.signTransaction(req);
+      const hash = tx.hash();
+      return this.submit({ tx, from: req.from!, hash, hashHex: bytesToHex(hash) });
+    });
+  }
+
+  /**
+   * Requests from one sender are filled and submitted one after another, so concurrent ones (a
+   * batch, parallel clients) get consecutive nonces in arrival order.
+   */
+  private inSenderOrder<T>(from: Address | undefined, fn: () => Promise<T>): Promise<T> {
+    if (!from) return fn();
+    const key = from.toString();
+    const run = (this.senderQueues.get(key) ?? Promise.resolve()).then(fn, fn);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.senderQueues.set(key, tail);
+    void tail.then(() => {
+      if (this.senderQueues.get(key) === tail) this.senderQueues.delete(key);
+    });
+    return run;
+  }
+
+  /** eth_signTransaction: fill missing fields and sign with the dev key of `from`. */
+  async signTransaction(req: TxRequest): Promise<TypedTransaction> {
+    const key = this.keyOf(req.from);
+    const filled = await this.fill(req);
+    return unsignedTx(filled, this.n.common).sign(key.privateKey);
+  }
+
+  /** eth_fillTransaction: the request with nonce, fees, gas and chain id filled, unsigned. */
+  async fillTransaction(req: TxRequest): Promise<TypedTransaction> {
+    return unsignedTx(await this.fill({ ...req, from: req.from ?? createZeroAddress() }), this.n.common, false);
+  }
+
+  /** The dev account for `from`, or geth's `unknown account`. */
+  keyOf(from: Address | undefined): DevAccount {
+    if (!from) throw new ChainError('missing from address', undefined, -32602);
+    const key = this.n.keys.get(from.toString());
+    if (!key) throw new ChainError(`unknown account ${from.toString()}`);
+    return key;
+  }
+
+  /** Fill nonce, fees and gas of a request as eth_sendTransaction does. */
+  async fill(req: TxRequest): Promise<TxRequest> {
+    const out: TxRequest = { ...req, chainId: this.n.config.chainId };
+    if (out.chainId !== undefined && req.chainId !== undefined && req.chainId !== this.n.config.chainId) {
+      throw new ChainError(`invalid chain id: have ${req.chainId}, want ${this.n.config.chainId}`);
+    }
+    if (out.nonce === undefined) out.nonce = await this.n.getNonce(req.from!, { kind: 'tag', tag: 'pending' });
+    // Types 0 and 1 pay a gas price, whatever else the request leaves out.
+    const legacy = req.gasPrice !== undefined || (req.type !== undefined && req.type < 2) || !this.n.common.isActivatedEIP(1559);
+    if (legacy) {
+      out.gasPrice ??= this.n.gasPrice();
+    } else {
+      out.maxPriorityFeePerGas ??= DEFAULT_TIP;
+      if (out.maxFeePerGas === undefined) {
+        const suggested = this.n.nextBaseFee() * 2n + out.maxPriorityFeePerGas;
+        out.maxFeePerGas = suggested > this.n.config.gasPriceFloor ? suggested : this.n.config.gasPriceFloor;
+      }
+    }
+    if (out.gas === undefined) out.gas = await this.n.estimateGas(out, { kind: 'tag', tag: 'latest' });
+    return out;
+  }
+
+  /**
+   * Admission checks, then into the pool. With automine the transaction (and any queued ones it
+   * unblocks) are mined at once, one block each, before this resolves.
+   */
+  async submit(ptx: PendingTx): Promise<Uint8Array> {
+    return this.n.lock.run(async () => {
+      if (this.n.store.tx(ptx.hashHex) || this.n.pool.has(ptx.hashHex)) throw new ChainError('already known');
+      const account = (await this.n.state.getAccount(ptx.from)) ?? new Account();
+      const head = this.n.store.head.block.header;
+      checkAdmission(ptx.tx, ptx.from, {
+        nonce: account.nonce,
+        balance: account.balance,
+        baseFee: this.n.common.isActivatedEIP(1559) ? (this.n.nextBaseFeeOverride ?? head.calcNextBaseFee()) : undefined,
+        blockGasLimit: this.n.blockGasLimit,
+      });
+      const replaced = this.n.pool.add(ptx);
+      if (replaced) this.n.events.emit('dropped', replaced, 'replaced');
+      this.n.events.emit('pendingTx', ptx);
+      if (this.n.mining.auto) {
+        const ready = this.n.pool.split(ptx.from.toString(), account.nonce).pending;
+        for (const next of ready) {
+          this.n.pool.remove(next.hashHex);
+          try {
+            await this.miner.mine([next], true);
+          } catch (err) {
+            if (next === ptx) throw err;
+            // The later ones now sit behind a nonce gap: they stay queued.
+            this.n.events.emit('dropped', next, (err as Error).message);
+            break;
+          }
+        }
+      }
+      return ptx.hash;
+    });
+  }
+
+  /** Whether `from` may send without a key. */
+  isImpersonated(from: Address): boolean {
+    return this.n.autoImpersonate || this.n.impersonated.has(from.toString());
+  }
+
+  /**
+   * Fill and submit a transaction from `req.from` without a signature (impersonated senders,
+   * eth_sendUnsignedTransaction).
+   */
+  async sendUnsigned(req: TxRequest): Promise<Uint8Array> {
+    const from = req.from;
+    if (!from) throw new ChainError('missing from address', undefined, -32602);
+    if (!this.isImpersonated(from) && !this.n.keys.has(from.toString())) {
+      throw new ChainError(`unknown account ${from.toString()}: not a dev account and not impersonated (anvil_impersonateAccount)`);
+    }
+    return this.inSenderOrder(from, async () => {
+      const tx = withFakeSender(await this.fill(req), this.n.common, from);
+      const hash = tx.hash();
+      return this.submit({ tx, from, hash, hashHex: bytesToHex(hash) });
+    });
+  }
+
+  /** A transaction ready to mine: decoded and recovered, or filled and signed (nonces continue past `earlier`). */
+  async pendingFor(tx: Uint8Array | TxRequest, earlier: readonly PendingTx[]): Promise<PendingTx> {
+    if (tx instanceof Uint8Array) {
+      const decoded = decodeRawTx(tx, this.n.common);
+      const hash = decoded.hash();
+      return { tx: decoded, from: recoverSender(decoded), hash, hashHex: bytesToHex(hash) };
+    }
+    const from = tx.from;
+    if (!from) throw new ChainError('missing from address', undefined, -32602);
+    if (!this.n.keys.has(from.toString()) && !this.isImpersonated(from)) throw new ChainError(`unknown account ${from.toString()}: not a dev account and not impersonated (anvil_impersonateAccount)`);
+    const nonce = tx.nonce ?? (await this.n.getNonce(from, LATEST)) + BigInt(earlier.filter((p) => p.from.equals(from)).length);
+    const req = { ...tx, nonce };
+    const signed = this.n.keys.has(from.toString()) ? await this.signTransaction(req) : withFakeSender(await this.fill(req), this.n.common, from);
+    const hash = signed.hash();
+    return { tx: signed, from, hash, hashHex: bytesToHex(hash) };
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The source tree's shape, checked on every run: no import cycles (type-only imports included),
+ * no file over 450 lines, layers importing only downward, and rpc handlers that call into chain/
+ * rather than writing its fields.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+
+const SRC = fileURLToPath(new URL('../../../src/', import.meta.url));
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) return sources(full);
+    return name.endsWith('.ts') && !name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+const FILES = sources(SRC);
+const rel = (f: string) => relative(SRC, f);
+
+/** Relative imports of a file (static, dynamic and type-only), resolved to source files. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)/g)) {
+    const spec = (m[1] ?? m[2])!;
+    out.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+  }
+  return out.filter((f) => FILES.includes(f));
+}
+
+test('no import cycles in src/', () => {
+  const graph = new Map(FILES.map((f) => [f, importsOf(f)]));
+  const state = new Map<string, 'open' | 'done'>();
+  const cycles: string[] = [];
+  const visit = (f: string, path: string[]) => {
+    if (state.get(f) === 'done') return;
+    if (state.get(f) === 'open') {
+      cycles.push([...path.slice(path.indexOf(f)), f].map(rel).join(' → '));
+      return;
+    }
+    state.set(f, 'open');
+    for (const g of graph.get(f)!) visit(g, [...path, f]);
+    state.set(f, 'done');
+  };
+  for (const f of FILES) visit(f, []);
+  assert.deepEqual(cycles, []);
+});
+
+test('no source file over 450 lines', () => {
+  const long = FILES.map((f) => [rel(f), readFileSync(f, 'utf8').split('\n').length] as const).filter(([, n]) => n > 450);
+  assert.deepEqual(long, []);
+});
+
+test('layers import only downward: server knows no Ethereum, chain no JSON-RPC', () => {
+  const below: Record<string, string[]> = {
+    server: ['server', 'rpc/registry.ts'],
+    chain: ['chain'],
+    trace: ['trace', 'chain'],
+    format: ['format', 'chain', 'trace'],
+  };
+  const wrong: string[] = [];
+  for (const f of FILES) {
+    const layer = rel(f).split('/')[0]!;
+    const allowed = below[layer];
+    if (allowed === undefined) continue;
+    for (const g of importsOf(f)) if (!allowed.some((a) => rel(g) === a || rel(g).startsWith(a + '/'))) wrong.push(`${rel(f)} → ${rel(g)}`);
+  }
+  assert.deepEqual(wrong, []);
+});
+
+test('rpc handlers never write a chain field', () => {
+  const writes: string[] = [];
+  for (const f of FILES.filter((f) => rel(f).startsWith('rpc/'))) {
+    const lines = readFileSync(f, 'utf8').split('\n');
+    lines.forEach((line, i) => {
+      if (/\bnode\.[\w.]+\s*(?:=(?!=)|\+=|-=|\+\+|--)/.test(line)) writes.push(`${rel(f)}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  assert.deepEqual(writes, []);
+});
