@@ -12,7 +12,7 @@
  * with `consensus: N passed, M failed`; exits 1 on any failure.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +57,9 @@ interface Job {
   skipSlow?: boolean;
 }
 
+/** A line on stderr now (a worker's process.stderr is flushed only when its event loop turns). */
+const say = (line: string) => writeSync(2, line + '\n');
+
 /** Run a share of the files; the case numbering is global so a sample is the same however split. */
 async function runJob(job: Job): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
@@ -75,11 +78,11 @@ async function runJob(job: Job): Promise<CaseResult[]> {
         } catch (err) {
           r = { id: `${c.id}${traced ? ' (traced)' : ''}`, ok: false, reason: `threw: ${(err as Error).message.split('\n')[0]}` };
         }
-        if (!r.ok) process.stderr.write(`FAIL ${r.id}: ${r.reason}\n`);
+        if (!r.ok) say(`FAIL ${r.id}: ${r.reason}`);
         results.push(r);
       }
     }
-    if (job.progress) process.stderr.write(`${((Date.now() - started) / 1000).toFixed(1)} s ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MiB ${name}\n`);
+    if (job.progress) say(`${((Date.now() - started) / 1000).toFixed(1)} s ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MiB ${name}`);
   }
   return results;
 }
