@@ -226,7 +226,7 @@ export class DevNode implements ChainFeed, NodeParts {
 
   /** Run `fn` with a VM whose state is that of block `ref`; effects must be discarded by `fn`. */
   private withVm<T>(ref: BlockRef, fn: (vm: VM, at: StoredBlock) => Promise<T>): Promise<T> {
-    return this.atBlock(ref, () => this.vm, (at) => this.vmCopy(at), fn);
+    return this.atBlock(ref, () => this.vm, (at) => this.vmAt(this.stateRootOf(at), at), fn);
   }
 
   /**
@@ -245,10 +245,6 @@ export class DevNode implements ChainFeed, NodeParts {
     const vm = await this.vm.shallowCopy(true);
     await openAt(vm.stateManager as MerkleStateManager, stateRoot, at);
     return vm;
-  }
-
-  private async vmCopy(at: StoredBlock): Promise<VM> {
-    return this.vmAt(this.stateRootOf(at), at);
   }
 
   async getAccount(address: Address, ref: BlockRef): Promise<Account> {
@@ -297,10 +293,14 @@ export class DevNode implements ChainFeed, NodeParts {
 
   // ---------------------------------------------------------------- fees
 
-  /** Base fee of the next block. */
+  /** Base fee of the block mined next on the head (undefined before London). */
+  pendingBaseFee(): bigint | undefined {
+    return this.common.isActivatedEIP(1559) ? (this.nextBaseFeeOverride ?? this.store.head.block.header.calcNextBaseFee()) : undefined;
+  }
+
+  /** Base fee of the next block (0 before London). */
   nextBaseFee(): bigint {
-    const h = this.store.head.block.header;
-    return this.common.isActivatedEIP(1559) ? (this.nextBaseFeeOverride ?? h.calcNextBaseFee()) : 0n;
+    return this.pendingBaseFee() ?? 0n;
   }
 
   /** eth_gasPrice: next base fee plus the suggested tip, never below the configured floor. */

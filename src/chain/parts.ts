@@ -63,6 +63,8 @@ export interface NodeParts {
   getNonce(address: Address, ref: BlockRef): Promise<bigint>;
   estimateGas(req: TxRequest, ref: BlockRef): Promise<bigint>;
   nextBaseFee(): bigint;
+  /** Base fee of the block mined next on the head (undefined before London). */
+  pendingBaseFee(): bigint | undefined;
   gasPrice(): bigint;
   /** Write block 0: a fresh genesis, or the fork point of `fork`. */
   genesis(fork?: Fork): Promise<void>;

@@ -53,7 +53,7 @@ export class Mining {
       timestamp: this.n.clock.next(parent.header.timestamp),
       coinbase: this.n.coinbase,
       gasLimit: this.n.blockGasLimit,
-      baseFeePerGas: this.n.common.isActivatedEIP(1559) ? (this.n.nextBaseFeeOverride ?? parent.header.calcNextBaseFee()) : undefined,
+      baseFeePerGas: this.n.pendingBaseFee(),
       prevRandao: this.n.prevRandao,
       parentHash: this.n.store.head.hash,
     };
@@ -65,12 +65,8 @@ export class Mining {
   }
 
   private async minePool(): Promise<StoredBlock> {
-    const nonces = new Map<string, bigint>();
-    for (const sender of this.n.pool.senderAddresses()) {
-      nonces.set(sender, (await this.n.state.getAccount(createAddressFromString(sender)))?.nonce ?? 0n);
-    }
-    const parent = this.n.store.head.block.header;
-    const baseFee = this.n.common.isActivatedEIP(1559) ? (this.n.nextBaseFeeOverride ?? parent.calcNextBaseFee()) : undefined;
+    const nonces = await this.senderNonces();
+    const baseFee = this.n.pendingBaseFee();
     const picked: PendingTx[] = [];
     const blocked = new Set<string>();
     let gas = 0n;
@@ -90,13 +86,16 @@ export class Mining {
 
   /** The pool split into pending and queued per sender, against the live state's nonces. */
   async poolContent(): Promise<PoolContent> {
-    return this.n.lock.run(async () => {
-      const nonces = new Map<string, bigint>();
-      for (const sender of this.n.pool.senderAddresses()) {
-        nonces.set(sender, (await this.n.state.getAccount(createAddressFromString(sender)))?.nonce ?? 0n);
-      }
-      return this.n.pool.content(nonces);
-    });
+    return this.n.lock.run(async () => this.n.pool.content(await this.senderNonces()));
+  }
+
+  /** The live state's nonce of every sender in the pool (caller holds the lock). */
+  private async senderNonces(): Promise<Map<string, bigint>> {
+    const nonces = new Map<string, bigint>();
+    for (const sender of this.n.pool.senderAddresses()) {
+      nonces.set(sender, (await this.n.state.getAccount(createAddressFromString(sender)))?.nonce ?? 0n);
+    }
+    return nonces;
   }
 
   /** Turn automine on or off; turning it on mines what waits in the pool. */

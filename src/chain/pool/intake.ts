@@ -112,11 +112,10 @@ export class Intake {
     return this.n.lock.run(async () => {
       if (this.n.store.tx(ptx.hashHex) || this.n.pool.has(ptx.hashHex)) throw new ChainError('already known');
       const account = (await this.n.state.getAccount(ptx.from)) ?? new Account();
-      const head = this.n.store.head.block.header;
       checkAdmission(ptx.tx, ptx.from, {
         nonce: account.nonce,
         balance: account.balance,
-        baseFee: this.n.common.isActivatedEIP(1559) ? (this.n.nextBaseFeeOverride ?? head.calcNextBaseFee()) : undefined,
+        baseFee: this.n.pendingBaseFee(),
         blockGasLimit: this.n.blockGasLimit,
       });
       const replaced = this.n.pool.add(ptx);
