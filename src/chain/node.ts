@@ -1,6 +1,8 @@
 /**
- * The dev node: genesis, live state, automining, history and state queries. It wraps ethereumjs
- * and speaks only in chain objects; src/rpc turns requests into calls on it.
+ * The dev node, a facade: it owns the chain's parts (store, live state, VM, pool, lock) and
+ * answers lookups, state reads at any block and calls; its modules do the rest — `miner`
+ * (mining/), `intake` (pool/), `history` and `controls` (controls/), `logs` and `filters`
+ * (logs/). It speaks only in chain objects; src/rpc turns requests into calls on it.
  */
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';

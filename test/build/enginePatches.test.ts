@@ -13,7 +13,7 @@ import * as util from '@ethereumjs/util';
 import { Account, Address, bytesToHex, bytesToUnprefixedHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { makeCommon } from '../../src/chain/engine/common.js';
-import { ForkLink, ForkStateManager } from '../../src/chain/fork/state.js';
+import { ForkLink, NodeStateManager } from '../../src/chain/fork/state.js';
 
 const common = makeCommon(984n, 'prague');
 const CONTRACT = new Address(hexToBytes('0x00000000000000000000000000000000000c0de0'));
@@ -32,8 +32,8 @@ const READS =
 const INVALID = '6001fe';
 const REVERTS = '602a600052' + '60206000fd';
 
-async function state(cached: boolean): Promise<ForkStateManager> {
-  const sm = new ForkStateManager({
+async function state(cached: boolean): Promise<NodeStateManager> {
+  const sm = new NodeStateManager({
     link: new ForkLink(),
     common,
     caches: cached ? new Caches({ account: { type: CacheType.LRU, size: 1000 }, storage: { type: CacheType.LRU, size: 1000 } }) : undefined,
@@ -53,7 +53,7 @@ interface Outcome {
   steps: number;
 }
 
-async function run(sm: ForkStateManager, code: string, gasLimit: bigint, observed: boolean): Promise<Outcome> {
+async function run(sm: NodeStateManager, code: string, gasLimit: bigint, observed: boolean): Promise<Outcome> {
   await sm.putCode(CONTRACT, hexToBytes(`0x${code}`));
   // A fresh EVM per run: its journal (warm addresses and slots) starts empty each time.
   const evm: EVM = await createEVM({ common, stateManager: sm });
@@ -65,7 +65,7 @@ async function run(sm: ForkStateManager, code: string, gasLimit: bigint, observe
 }
 
 /** The same call unobserved (plain steps) and observed (runStep with hooks): same result. */
-async function both(sm: ForkStateManager, code: string, gasLimit = 100_000n): Promise<Outcome> {
+async function both(sm: NodeStateManager, code: string, gasLimit = 100_000n): Promise<Outcome> {
   const plain = await run(sm, code, gasLimit, false);
   const hooked = await run(sm, code, gasLimit, true);
   assert.ok(hooked.steps > 0, 'the observed run reports its steps');

@@ -18,7 +18,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { differential, type Mismatch } from './fuzz.js';
-import { SLOW } from './slow.js';
+import { isSlow } from './slow.js';
 import { cases, runCase, type CaseResult, type StateTestJson } from './stateTest.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -53,7 +53,7 @@ interface Job {
   traced: boolean[];
   /** Print each file as it ends, with its time and the heap in use (to find a slow or hungry case). */
   progress?: boolean;
-  /** Leave out the files in SLOW. */
+  /** Leave out the files slow.ts marks. */
   skipSlow?: boolean;
 }
 
@@ -69,7 +69,7 @@ async function runJob(job: Job): Promise<CaseResult[]> {
     const started = Date.now();
     const json = JSON.parse(readFileSync(file, 'utf8')) as Record<string, StateTestJson>;
     for (const c of cases(name, json)) {
-      if (n++ % job.sample !== 0 || (job.skipSlow && SLOW.has(name))) continue;
+      if (n++ % job.sample !== 0 || (job.skipSlow && isSlow(name))) continue;
       for (const traced of job.traced) {
         let r: CaseResult;
         try {

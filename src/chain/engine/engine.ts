@@ -9,14 +9,14 @@ import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { CacheType, Caches } from '@ethereumjs/statemanager';
 import { createVM, type VM } from '@ethereumjs/vm';
-import { ForkLink, ForkStateManager } from '../fork/state.js';
+import { ForkLink, NodeStateManager } from '../fork/state.js';
 import { Preimages } from './preimages.js';
 
 export interface Engine {
   common: Common;
   preimages: Preimages;
   stateTrie: MerklePatriciaTrie;
-  state: ForkStateManager;
+  state: NodeStateManager;
   vm: VM;
 }
 
@@ -27,7 +27,7 @@ export async function createEngine(common: Common, history: EVMMockBlockchainInt
   // Account/code/storage caches (off by default in ethereumjs) keep the live state warm; the trie
   // node cache avoids re-decoding hot branches. Reads go through to the fork upstream while there
   // is a fork; otherwise this is the plain Merkle state.
-  const state = new ForkStateManager({
+  const state = new NodeStateManager({
     link,
     common,
     caches: new Caches({ account: { type: CacheType.LRU, size: 100_000 }, storage: { type: CacheType.LRU, size: 100_000 }, code: { type: CacheType.LRU, size: 10_000 } }),

@@ -7,7 +7,7 @@ import type { Common } from '@ethereumjs/common';
 import { Account, Address, bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
 import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ChainError, RevertError } from '../errors.js';
-import { ForkStateManager } from '../fork/state.js';
+import { NodeStateManager } from '../fork/state.js';
 import { TxRejected, engineRejection, feesOf, runChecked } from './rejections.js';
 import { withFakeSender } from './request.js';
 import { revertMessage } from './revertData.js';
@@ -48,7 +48,7 @@ export async function applyOverrides(vm: VM, overrides: StateOverrides | undefin
  */
 export function asSender<T>(vm: VM, sender: Address, fn: () => Promise<T>): Promise<T> {
   const sm = vm.stateManager;
-  return sm instanceof ForkStateManager ? sm.withCodeSender(sender, fn) : fn();
+  return sm instanceof NodeStateManager ? sm.withCodeSender(sender, fn) : fn();
 }
 
 /** Run a request once on the VM, discarding every effect. */

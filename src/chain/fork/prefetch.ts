@@ -1,6 +1,6 @@
 /** Fork reads fetched in batches, outside the node's lock. */
 import { Discovery } from './discovery.js';
-import { ForkStateManager } from './state.js';
+import { NodeStateManager } from './state.js';
 
 /** Most discovery runs before the rest runs with plain (waiting) reads. */
 const MAX_DISCOVERY_RUNS = 6;
@@ -17,7 +17,7 @@ const MAX_DISCOVERY_RUNS = 6;
  * answer.
  */
 export async function withPrefetch<T>(sm: unknown, fn: () => Promise<T>, exclusive: <R>(run: () => Promise<R>) => Promise<R> = (run) => run()): Promise<T> {
-  if (!(sm instanceof ForkStateManager) || sm.discovery !== undefined) return exclusive(fn);
+  if (!(sm instanceof NodeStateManager) || sm.discovery !== undefined) return exclusive(fn);
   const fork = sm.link.fork;
   if (fork === undefined) return exclusive(fn);
   for (let run = 0; run < MAX_DISCOVERY_RUNS; run++) {

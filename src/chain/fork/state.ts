@@ -58,11 +58,11 @@ type Sender = { address: Address; checked?: boolean; copy?: Account; codeHash?: 
 const MEMO_LIMIT = 200_000;
 
 
-export interface ForkStateManagerOpts extends MerkleStateManagerOpts {
+export interface NodeStateManagerOpts extends MerkleStateManagerOpts {
   link: ForkLink;
 }
 
-export class ForkStateManager extends MerkleStateManager {
+export class NodeStateManager extends MerkleStateManager {
   readonly link: ForkLink;
   /** While set, upstream misses are recorded here and read as empty (discovery runs). */
   discovery: Discovery | undefined;
@@ -75,7 +75,7 @@ export class ForkStateManager extends MerkleStateManager {
   private absent = new Set<string>();
   private absentRoot: Uint8Array | undefined;
 
-  constructor(opts: ForkStateManagerOpts) {
+  constructor(opts: NodeStateManagerOpts) {
     super(opts);
     this.link = opts.link;
   }
@@ -420,11 +420,11 @@ export class ForkStateManager extends MerkleStateManager {
 
   // ---------------------------------------------------------------- copies
 
-  override shallowCopy(downlevelCaches = true): ForkStateManager {
+  override shallowCopy(downlevelCaches = true): NodeStateManager {
     const common = this.common.copy();
     common.setHardfork(this.common.hardfork());
     const cacheSize = !downlevelCaches ? (this._trie as unknown as { _opts: { cacheSize: number } })._opts.cacheSize : 0;
-    const copy = new ForkStateManager({
+    const copy = new NodeStateManager({
       common,
       trie: this._trie.shallowCopy(false, { cacheSize }),
       prefixStorageTrieKeys: this._prefixStorageTrieKeys,
