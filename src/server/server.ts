@@ -75,7 +75,7 @@ const EMPTY = Buffer.alloc(0);
 const HEALTH_BODY = '{"status":"ok"}';
 const ALLOW_METHODS = 'POST, GET, OPTIONS';
 const PREFLIGHT_MAX_AGE = '86400';
-/** A streamed body goes out in chunks of about this many characters, other work running between them. */
+/** A streamed body goes out in chunks of about this many bytes, other work running between them. */
 const STREAM_CHUNK = 16 * 1024;
 
 /**
