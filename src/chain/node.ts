@@ -43,12 +43,6 @@ import { ForkLink } from './fork/state.js';
 import { withPrefetch } from './fork/prefetch.js';
 import { LATEST, type BlockRef, type MinedTx, type StateOverrides, type StoredBlock, type TxRequest } from './types.js';
 
-export { DEFAULT_TIP } from './config.js';
-
-export type { NodeEvents } from './feed.js';
-
-export type { MiningSettings } from './controls/settings.js';
-
 export class DevNode implements ChainFeed, NodeParts {
   readonly events = new EventEmitter<NodeEvents>();
   readonly store: BlockStore;
@@ -357,26 +351,9 @@ export class DevNode implements ChainFeed, NodeParts {
 
 
 
-
-
-
-
-
-
-
-
-
   // ---------------------------------------------------------------- mining modes
 
-
-
   // ---------------------------------------------------------------- snapshots
-
-
-
-
-
-
 
 
 
@@ -410,9 +387,6 @@ export class DevNode implements ChainFeed, NodeParts {
   async inOrder<T>(fn: () => T | Promise<T>): Promise<T> {
     return this.lock.run(async () => fn());
   }
-
-
-
 
 
 
