@@ -10,6 +10,7 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { CacheType, Caches } from '@ethereumjs/statemanager';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { ForkLink, NodeStateManager } from '../fork/state.js';
+import { installFastLoop } from './loop/install.js';
 import { Preimages } from './preimages.js';
 
 export interface Engine {
@@ -33,6 +34,7 @@ export async function createEngine(common: Common, history: EVMMockBlockchainInt
     caches: new Caches({ account: { type: CacheType.LRU, size: 100_000 }, storage: { type: CacheType.LRU, size: 100_000 }, code: { type: CacheType.LRU, size: 10_000 } }),
     trie: stateTrie,
   });
+  await installFastLoop();
   const vm = await createVM({ common, stateManager: state, blockchain: history, setHardfork: false });
   return { common, preimages, stateTrie, state, vm };
 }
