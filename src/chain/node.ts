@@ -22,6 +22,7 @@ import { simulate, type SimBlock, type SimBlockSpec, type SimOptions } from './e
 import { DEFAULT_TIP, type ChainConfig } from './config.js';
 import { ChainError } from './errors.js';
 import * as exec from './exec/call.js';
+import { DEFAULT_CALL_TIMEOUT_MS, capGas, gasCapAt, withTimeout, type CallBounds } from './exec/bounds.js';
 import { feeHistory, type FeeHistory } from './fees.js';
 import { FilterRegistry } from './logs/filters.js';
 import type { ChainFeed, NodeEvents } from './feed.js';
@@ -54,6 +55,8 @@ export class DevNode implements ChainFeed, NodeParts {
   readonly lock = new Lock();
   /** Most struct-log steps one trace may record (--max-trace-steps); bounds a trace's memory. */
   maxTraceSteps = DEFAULT_MAX_TRACE_STEPS;
+  /** Gas cap and wall-clock limit of calls (--rpc-gas-cap, --call-timeout). */
+  readonly callBounds: CallBounds = { gasCap: undefined, timeoutMs: DEFAULT_CALL_TIMEOUT_MS };
   /** Dev accounts by lowercase address. */
   readonly keys = new Map<string, DevAccount>();
   private readonly precompiles: Set<string>;
@@ -321,23 +324,37 @@ export class DevNode implements ChainFeed, NodeParts {
   // ---------------------------------------------------------------- execution
 
   async call(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<Uint8Array> {
-    return this.withVm(ref, (vm, at) => exec.call(vm, this.callBlock(at.block, req), req, overrides));
-  }
-
-  async estimateGas(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<bigint> {
     return this.withVm(ref, (vm, at) =>
-      exec.estimateGas(vm, this.callBlock(at.block, req), req, at.block.header.gasLimit, overrides),
+      withTimeout(vm.evm, this.callBounds.timeoutMs, () => exec.call(vm, this.callBlock(at.block, req), this.capped(req, at.block), overrides)),
     );
   }
 
+  async estimateGas(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<bigint> {
+    return this.withVm(ref, (vm, at) => {
+      const limit = at.block.header.gasLimit;
+      const cap = gasCapAt(this.callBounds, limit);
+      return withTimeout(vm.evm, this.callBounds.timeoutMs, () =>
+        exec.estimateGas(vm, this.callBlock(at.block, req), capGas(req, cap, limit), cap < limit ? cap : limit, overrides),
+      );
+    });
+  }
+
   async createAccessList(req: TxRequest, ref: BlockRef): Promise<exec.AccessListResult> {
-    return this.withVm(ref, (vm, at) => exec.createAccessList(vm, this.callBlock(at.block, req), req, this.precompiles));
+    return this.withVm(ref, (vm, at) =>
+      withTimeout(vm.evm, this.callBounds.timeoutMs, () => exec.createAccessList(vm, this.callBlock(at.block, req), this.capped(req, at.block), this.precompiles)),
+    );
   }
 
   /** eth_simulateV1: blocks of calls on a private copy of the state at `ref`; nothing reaches the chain. */
   async simulate(specs: SimBlockSpec[], opts: SimOptions, ref: BlockRef): Promise<SimBlock[]> {
     const { vm, at } = await this.vmFor(ref);
-    return simulate(vm, at.block, specs, opts);
+    return withTimeout(vm.evm, this.callBounds.timeoutMs, () => simulate(vm, at.block, specs, opts));
+  }
+
+  /** `req` as a call at `block` runs it: its gas (the block's gas limit when it names none) within the RPC gas cap. */
+  capped(req: TxRequest, block: Block): TxRequest {
+    const limit = block.header.gasLimit;
+    return capGas(req, gasCapAt(this.callBounds, limit), limit);
   }
 
   /** The block context a call executes in (a zero base fee for fee-less calls, as geth). */

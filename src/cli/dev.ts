@@ -49,6 +49,8 @@ interface DevFlags {
   artifacts?: string[];
   explorer: boolean;
   clientVersion?: string;
+  rpcGasCap?: bigint;
+  callTimeout: number;
 }
 
 /** Seconds, fractions allowed (--block-time 0.5). */
@@ -90,6 +92,8 @@ export function devCommand(program: Command): void {
     .option('--hardfork <name>', 'hardfork rules: shanghai, cancun or prague', hardfork, d.hardfork)
     .option('--max-logs <n>', 'most logs one eth_getLogs / eth_getFilterLogs may return; more is error -32005 naming a narrower range that fits', intIn(1, Number.MAX_SAFE_INTEGER, 'max logs'), DEFAULT_MAX_LOGS)
     .option('--max-trace-steps <n>', 'most struct-log steps one debug_trace* may record (bounds its memory); more is error -32005 (0 = no cap)', intIn(0, Number.MAX_SAFE_INTEGER, 'max trace steps'), DEFAULT_MAX_TRACE_STEPS)
+    .option('--rpc-gas-cap <gas>', 'most gas one eth_call / eth_estimateGas / eth_createAccessList / debug_traceCall may use; more is lowered to it (default: 50000000 or the block gas limit, whichever is larger)', bigUint('rpc gas cap', 21_000n))
+    .option('--call-timeout <ms>', 'wall-clock limit of one eth_call / eth_estimateGas / eth_createAccessList / eth_simulateV1, in milliseconds; past it the call fails with "execution aborted (timeout = 5s)" (0 = no limit)', intIn(0, 3_600_000, 'call timeout'), 5_000)
     .option('--filter-timeout <seconds>', 'polling filters not polled for this long expire', intIn(1, 86_400 * 365, 'filter timeout'), 300)
     .option('-b, --block-time <seconds>', 'mine a block every <seconds> (fractions allowed) instead of on every transaction', seconds)
     .option('--no-mining', 'mine only on request (evm_mine, anvil_mine); transactions wait in the pool')
@@ -163,6 +167,7 @@ export function devCommand(program: Command): void {
           maxLogs: flags.maxLogs,
           maxTraceSteps: flags.maxTraceSteps === 0 ? Number.POSITIVE_INFINITY : flags.maxTraceSteps,
           filterTimeoutMs: flags.filterTimeout * 1000,
+          calls: { gasCap: flags.rpcGasCap, timeoutMs: flags.callTimeout },
           mining: {
             auto: flags.mining && flags.blockTime === undefined,
             intervalMs: flags.mining && flags.blockTime !== undefined ? Math.max(1, Math.round(flags.blockTime * 1000)) : undefined,

@@ -3,6 +3,7 @@ import type { ChainConfig } from '../chain/config.js';
 import { defaultConfig } from '../chain/config.js';
 import { Fork, type ForkOptions } from '../chain/fork/fork.js';
 import { DevNode } from '../chain/node.js';
+import type { CallBounds } from '../chain/exec/bounds.js';
 import { readStateFile } from '../chain/controls/stateDisk.js';
 import { applyState, type LoadResult } from '../chain/controls/stateFile.js';
 import type { BlockOrder } from '../chain/pool/txpool.js';
@@ -22,6 +23,8 @@ export interface StartOptions {
   maxLogs?: number;
   /** Cap on struct-log steps per trace (default 250,000; Infinity = none). */
   maxTraceSteps?: number;
+  /** Gas cap and wall-clock limit of eth_call and the like (default: max(50M, block gas limit) and 5 s). */
+  calls?: Partial<CallBounds>;
   /** Polling filters not polled for this long expire (default 5 minutes). */
   filterTimeoutMs?: number;
   /** Mining mode: automine (default on), interval in ms (off by default), block order. */
@@ -63,6 +66,8 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
   node.logs.maxResults = options.maxLogs;
   if (options.maxTraceSteps !== undefined) node.maxTraceSteps = options.maxTraceSteps;
   if (options.filterTimeoutMs !== undefined) node.filters.timeoutMs = options.filterTimeoutMs;
+  if (options.calls?.gasCap !== undefined) node.callBounds.gasCap = options.calls.gasCap;
+  if (options.calls?.timeoutMs !== undefined) node.callBounds.timeoutMs = options.calls.timeoutMs;
   let loaded: LoadResult | undefined;
   if (options.loadState !== undefined) {
     try {

@@ -182,15 +182,18 @@ export async function traceCall(node: DevNode, req: TxRequest, at: BlockRef | St
     const stored = at as StoredBlock;
     const replay = await BlockReplay.open(node, stored);
     await replay.advanceTo(c.txIndex);
-    return traceCallOn(replay.vm, callBlock(node, stored.block, req, c.block), req, c.state, c.config);
+    const block = callBlock(node, stored.block, req, c.block);
+    return traceCallOn(replay.vm, block, node.capped(req, block), c.state, c.config);
   }
-  const { vm, at: block } = await node.vmFor(at as BlockRef);
-  return traceCallOn(vm, callBlock(node, block.block, req, c.block), req, c.state, c.config);
+  const { vm, at: base } = await node.vmFor(at as BlockRef);
+  const block = callBlock(node, base.block, req, c.block);
+  return traceCallOn(vm, block, node.capped(req, block), c.state, c.config);
 }
 
 /** Trace a call at a block's state, without overrides (trace_call). */
 export async function traceCallAt(node: DevNode, req: TxRequest, ref: BlockRef, config: TraceConfig): Promise<unknown> {
   const { vm, at } = await node.vmFor(ref);
-  return traceCallOn(vm, callBlock(node, at.block, req, undefined), req, undefined, config);
+  const block = callBlock(node, at.block, req, undefined);
+  return traceCallOn(vm, block, node.capped(req, block), undefined, config);
 }
 

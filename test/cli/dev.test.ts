@@ -13,7 +13,7 @@ describe('node-rpc dev (child process)', () => {
   test('--help lists every flag with its default', () => {
     const r = run(['dev', '--help']);
     assert.equal(r.status, 0, r.stderr);
-    for (const flag of ['--port', '--chain-id', '--balance', '--gas-limit', '--gas-price', '--hardfork', '--block-time', '--fork-url', '--max-logs']) assert.ok(r.stdout.includes(flag), flag);
+    for (const flag of ['--port', '--chain-id', '--balance', '--gas-limit', '--gas-price', '--hardfork', '--block-time', '--fork-url', '--max-logs', '--rpc-gas-cap', '--call-timeout']) assert.ok(r.stdout.includes(flag), flag);
     assert.match(r.stdout, /--gas-limit <gas>\s+block gas limit \(default: 30000000\)/);
   });
 
@@ -27,6 +27,8 @@ describe('node-rpc dev (child process)', () => {
       [['--mnemonic', 'not a real mnemonic'], /--mnemonic/],
       [['--gas-limit', '10'], /--gas-limit/],
       [['--derivation-path', 'x/1'], /--derivation-path/],
+      [['--call-timeout', 'soon'], /--call-timeout/],
+      [['--rpc-gas-cap', '100'], /--rpc-gas-cap/],
     ];
     for (const [args, pattern] of cases) {
       const r = run(['dev', ...args]);
