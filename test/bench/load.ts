@@ -17,8 +17,8 @@ import { CpuMeter } from './harness.js';
 
 export interface LoadOptions {
   url: string;
-  /** JSON-RPC request body, encoded once. */
-  body: Buffer;
+  /** JSON-RPC request body, encoded once; or several, sent in rotation (no two requests in a row alike). */
+  body: Buffer | Buffer[];
   /** Number of keep-alive sockets. */
   connections: number;
   /** Requests in flight per socket (1 = no pipelining). */
@@ -105,13 +105,14 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const url = new URL(opts.url);
   const host = url.hostname;
   const port = Number(url.port || 80);
-  const head =
+  const head = (body: Buffer) =>
     `POST ${url.pathname}${url.search} HTTP/1.1\r\n` +
     `Host: ${url.host}\r\n` +
     `Content-Type: application/json\r\n` +
-    `Content-Length: ${opts.body.length}\r\n` +
+    `Content-Length: ${body.length}\r\n` +
     `Connection: keep-alive\r\n\r\n`;
-  const request = Buffer.concat([Buffer.from(head, 'latin1'), opts.body]);
+  const requests = (Array.isArray(opts.body) ? opts.body : [opts.body]).map((body) => Buffer.concat([Buffer.from(head(body), 'latin1'), body]));
+  let nextRequest = 0;
 
   let running = true;
   let measuring = false;
@@ -181,7 +182,8 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
     send(): void {
       this.starts.push(performance.now());
       this.inflight++;
-      this.sock.write(request);
+      this.sock.write(requests[nextRequest]!);
+      nextRequest = nextRequest + 1 === requests.length ? 0 : nextRequest + 1;
     }
 
     onData(chunk: Buffer): void {
