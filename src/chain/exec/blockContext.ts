@@ -37,14 +37,14 @@ export function headerFields(h: Block['header']) {
 export function callBlock(common: Common, block: Block, req: TxRequest): Block {
   const priced = (req.gasPrice ?? req.maxFeePerGas ?? 0n) > 0n;
   if (priced || !common.isActivatedEIP(1559)) return block;
-  const h = block.header;
-  return createBlock(
-    {
-      header: {
-        ...headerFields(h),
-        baseFeePerGas: 0n,
-      },
-    },
-    { common, skipConsensusFormatValidation: true },
-  );
+  // Built once per block and rules: calls at the head reuse it until the next block.
+  let free = feeless.get(block);
+  if (free === undefined || free.rules !== common) {
+    free = { rules: common, block: createBlock({ header: { ...headerFields(block.header), baseFeePerGas: 0n } }, { common, skipConsensusFormatValidation: true }) };
+    feeless.set(block, free);
+  }
+  return free.block;
 }
+
+/** The zero-base-fee variant of each block calls ran at, and the rules it was built under; dropped with the block. */
+const feeless = new WeakMap<Block, { rules: Common; block: Block }>();

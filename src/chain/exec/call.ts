@@ -9,6 +9,7 @@ import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ChainError, RevertError } from '../errors.js';
 import { NodeStateManager } from '../fork/state.js';
 import { TxRejected, engineRejection, feesOf, runChecked } from './rejections.js';
+import { leanCall } from './lean.js';
 import { withFakeSender } from './request.js';
 import { revertMessage } from './revertData.js';
 import type { StateOverrides, TxRequest } from '../types.js';
@@ -84,11 +85,14 @@ export async function runDiscarded(
   }
 }
 
-/** eth_call: the return data, or a revert / EVM error. */
+/** eth_call: the return data, or a revert / EVM error. Plain calls take the lean path (lean.ts). */
 export async function call(vm: VM, block: Block, req: TxRequest, overrides?: StateOverrides): Promise<Uint8Array> {
-  const { result, error } = await runDiscarded(vm, block, req, { prepare: () => applyOverrides(vm, overrides) }).catch(rethrow);
-  if (error) throw executionError(error, result.execResult.returnValue);
-  return result.execResult.returnValue;
+  const { execResult } =
+    (overrides === undefined ? await leanCall(vm, block, { ...req, gas: req.gas ?? block.header.gasLimit }, req.from ?? ZERO_ADDRESS) : undefined) ??
+    (await runDiscarded(vm, block, req, { prepare: () => applyOverrides(vm, overrides) }).catch(rethrow)).result;
+  const error = execResult.exceptionError?.error;
+  if (error) throw executionError(error, execResult.returnValue);
+  return execResult.returnValue;
 }
 
 /** The JSON-RPC error for a failed execution: reverts carry their data and decoded reason. */
