@@ -29,7 +29,7 @@ import {
 } from '@ethereumjs/util';
 import { ChainError } from '../errors.js';
 import { EmptyRun } from '../mining/emptyRuns.js';
-import { readyHeaderKeccak } from '../engine/headerKeccak.js';
+import { readyKeccak } from '../engine/keccak.js';
 import { dumpPool, parsePool } from '../pool/poolFile.js';
 import { withRecordedSender } from '../exec/request.js';
 import type { DevNode } from '../node.js';
@@ -381,7 +381,7 @@ export interface LoadResult {
 export async function applyState(node: DevNode, parsed: ParsedState): Promise<LoadResult> {
   const chain = parsed.chain;
   const replace = chain !== undefined && (node.store.headNumber === 0n || chain.head > node.store.headNumber);
-  if (chain?.entries.some((e) => e.kind !== 'block')) await readyHeaderKeccak();
+  if (chain?.entries.some((e) => e.kind !== 'block')) await readyKeccak();
   return node.withLiveState(async (sm) => {
     if (replace) {
       const dropped = node.store.truncate(-1n);

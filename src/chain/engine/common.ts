@@ -12,10 +12,11 @@ import { Common, Mainnet, createCustomCommon } from '@ethereumjs/common';
 import { createTx } from '@ethereumjs/tx';
 import type { SupportedHardfork } from '../config.js';
 import { ecrecover } from './ecrecover.js';
+import { keccak256 } from './keccak.js';
 import { lazyKzg } from './kzg.js';
 
 export function makeCommon(chainId: bigint, hardfork: SupportedHardfork): Common {
-  const common = createCustomCommon({ chainId: Number(chainId), name: 'node-rpc' }, Mainnet, { hardfork, customCrypto: { ecrecover, kzg: lazyKzg } });
+  const common = createCustomCommon({ chainId: Number(chainId), name: 'node-rpc' }, Mainnet, { hardfork, customCrypto: { ecrecover, keccak256, kzg: lazyKzg } });
   const merged = new WeakSet<object>();
   const update = Common.prototype.updateParams;
   // An own property, so Common.copy() (Object.assign) carries it to every copy.

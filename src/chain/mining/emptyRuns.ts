@@ -19,7 +19,7 @@ import { createBlockFromBytesArray, createBlockHeaderFromBytesArray, type Block,
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToHex, createAddressFromString, equalsBytes } from '@ethereumjs/util';
-import { headerKeccak } from '../engine/headerKeccak.js';
+import { keccak256 } from '../engine/keccak.js';
 import type { StoredBlock } from '../types.js';
 
 /** Fewer empty blocks than this are mined one by one (each gets its own `block` event). */
@@ -206,7 +206,7 @@ export class EmptyRun {
   }
 
   private hashOf(i: number, parentHash: Uint8Array): Uint8Array {
-    return headerKeccak(this.encodedAt(i, parentHash));
+    return keccak256(this.encodedAt(i, parentHash));
   }
 
   /**

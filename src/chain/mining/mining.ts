@@ -6,7 +6,7 @@ import type { Block } from '@ethereumjs/block';
 import { createAddressFromString, equalsBytes } from '@ethereumjs/util';
 import { ConsoleWatch } from '../exec/console.js';
 import { TxRejected } from '../exec/rejections.js';
-import { readyHeaderKeccak } from '../engine/headerKeccak.js';
+import { readyKeccak } from '../engine/keccak.js';
 import type { NodeParts } from '../parts.js';
 import type { PoolContent } from '../pool/txpool.js';
 import type { StoredBlock } from '../types.js';
@@ -141,7 +141,7 @@ export class Mining {
    */
   async mineBlocks(count: number, opts: { interval?: bigint; timestamp?: bigint; detailed?: boolean } = {}): Promise<StoredBlock[]> {
     const { interval, timestamp, detailed = false } = opts;
-    if (count >= LAZY_RUN_MIN) await readyHeaderKeccak();
+    if (count >= LAZY_RUN_MIN) await readyKeccak();
     return this.n.lock.run(async () => {
       if (timestamp !== undefined) this.n.clock.setNext(timestamp, this.n.store.head.block.header.timestamp);
       const mined: StoredBlock[] = [];

@@ -10,7 +10,7 @@
  */
 import type { Common } from '@ethereumjs/common';
 import { createEVM } from '@ethereumjs/evm';
-import { readyHeaderKeccak } from '../headerKeccak.js';
+import { keccak256, readyKeccak } from '../keccak.js';
 import { fastRun } from './run.js';
 import type { Interp, OpEntry, OpTable, RunResult } from './types.js';
 
@@ -48,7 +48,7 @@ function tableOf(map: OpEntry[], common: Common): OpTable | null {
     fee[op] = info.fee;
     if (!info.isAsync && !info.isInvalid && INLINE[info.name]?.includes(op)) inline[op] = 1;
   }
-  const usable = REQUIRED.every((op) => inline[op] === 1) && FOREIGN_EIPS.every((eip) => !common.isActivatedEIP(eip)) && common.customCrypto.keccak256 === undefined;
+  const usable = REQUIRED.every((op) => inline[op] === 1) && FOREIGN_EIPS.every((eip) => !common.isActivatedEIP(eip)) && (common.customCrypto.keccak256 === undefined || common.customCrypto.keccak256 === keccak256);
   table = usable
     ? { inline, fee, map, memoryGas: Number(common.param('memoryGas')), quadDivisor: Number(common.param('quadCoefficientDivGas')), keccakWordGas: Number(common.param('keccak256WordGas')) }
     : null;
@@ -70,7 +70,7 @@ export function installFastLoop(): Promise<void> {
     await evm.runCode({ code: Uint8Array.of(0x0c), gasLimit: 100n });
     if (proto === undefined) throw new Error('fast loop: the interpreter could not be found');
     // KECCAK256 hashes with the WebAssembly keccak (the JS one answers until it is loaded).
-    await readyHeaderKeccak();
+    await readyKeccak();
     const ethereumjsRun = proto.run;
     proto.run = function (this: Interp, code: Uint8Array, opts: { pc?: number } = {}): Promise<RunResult> {
       const evm = this._evm;

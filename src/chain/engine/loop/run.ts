@@ -18,7 +18,7 @@
 import { EVMError } from '@ethereumjs/evm';
 import { bytesToHex } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { headerKeccak } from '../headerKeccak.js';
+import { keccak256 } from '../keccak.js';
 import { codeInfo, pushValue } from './code.js';
 import { limitOf } from './limit.js';
 import type { Interp, OpTable, RunResult } from './types.js';
@@ -39,7 +39,7 @@ const fail = (message: string): never => {
 
 /** keccak256 of `bytes` as a stack word. */
 function keccakWord(bytes: Uint8Array): bigint {
-  return readWord(viewOf(headerKeccak(bytes)), 0);
+  return readWord(viewOf(keccak256(bytes)), 0);
 }
 
 function viewOf(bytes: Uint8Array): DataView {

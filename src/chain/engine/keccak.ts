@@ -1,10 +1,11 @@
 /**
- * Keccak-256 for hashing long chains of block headers (runs of mass-mined empty blocks).
+ * The node's Keccak-256: the Common's `customCrypto.keccak256` (so headers, transactions, blooms,
+ * tries and the EVM's KECCAK256 all use it), the tries' key and node hashing (engine/preimages.ts)
+ * and long chains of block headers (runs of mass-mined empty blocks).
  *
- * A header is about 600 bytes, five Keccak-f permutations. The pure-JS keccak hashes one in about
- * 25 µs; the WebAssembly one from hash-wasm in about 2.4 µs, which is what makes a million-block
- * hash chain take seconds instead of half a minute. It loads asynchronously, so callers await
- * `readyHeaderKeccak()` once before building runs; until then (and if it cannot load) the JS
+ * hash-wasm's WebAssembly keccak: 0.54 µs for 32 bytes and 1.6 µs for a 532-byte header here,
+ * against 3.8 and 13.8 µs for the pure-JS one. It loads asynchronously, so the engine awaits
+ * `readyKeccak()` before it builds anything; until then (and if it cannot load) the JS
  * implementation answers, with the same results.
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
@@ -15,7 +16,7 @@ let hasher: IHasher | undefined;
 let loading: Promise<void> | undefined;
 
 /** Load the WebAssembly keccak (once; later calls return at once). */
-export function readyHeaderKeccak(): Promise<void> {
+export function readyKeccak(): Promise<void> {
   loading ??= keccakOnly.createKeccak(256).then(
     (h) => {
       hasher = h;
@@ -28,7 +29,7 @@ export function readyHeaderKeccak(): Promise<void> {
 }
 
 /** keccak256(bytes); the caller may reuse `bytes` afterwards. */
-export function headerKeccak(bytes: Uint8Array): Uint8Array {
+export function keccak256(bytes: Uint8Array): Uint8Array {
   const h = hasher;
   if (h === undefined) return keccak_256(bytes);
   h.init();
