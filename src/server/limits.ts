@@ -8,7 +8,9 @@
  * 100/s), while a tenth keeps it within 5% over 2 s. A batch is admitted whole when the bucket
  * holds `min(calls, burst)` tokens and is then charged every call, going into debt when it is
  * larger than the burst: a batch of 100 calls on a 100/s tier is served, and the next second of
- * requests is refused. Over any period the calls served stay within the rate.
+ * requests is refused. Over any period the calls served stay within the rate (a client whose
+ * batches are about the burst's size gets a few percent less: a full bucket waits for its next
+ * batch).
  */
 
 /** Seconds of calls a full bucket holds. */
