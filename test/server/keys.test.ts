@@ -108,6 +108,10 @@ describe('API keys', () => {
     const keyed = log.filter((e) => e.key !== undefined);
     assert.ok(keyed.length >= 5);
     assert.ok(keyed.every((e) => e.key === 'alph…' || e.key === 'beta…'));
+    const message = log.find((e) => e.verb === 'WS' && e.methods[0] === 'test_transport');
+    assert.deepEqual({ ...message, time: 0, ms: 0 }, { time: 0, ip: '127.0.0.1', transport: 'ws', verb: 'WS', methods: ['test_transport'], status: 200, ms: 0, key: 'beta…' });
+    assert.ok(log.some((e) => e.transport === 'ws' && e.verb === 'GET' && e.status === 101 && e.key === 'beta…'), 'accepted upgrades');
+    assert.ok(log.some((e) => e.transport === 'ws' && e.verb === 'GET' && e.status === 401 && e.key === undefined), 'refused upgrades');
     const text = JSON.stringify(log);
     assert.ok(!text.includes(ALPHA) && !text.includes(BETA) && !text.includes('wrong-key-0000'));
   });

@@ -120,6 +120,23 @@ describe('batches in a limited tier', () => {
   });
 });
 
+describe('bodies that are not calls', () => {
+  test('a body that does not parse, and a batch over the size cap, cost one call each and are refused with a null id', async () => {
+    const server = await startServer(stubDispatcher({ maxBatch: 3 }), { host: HOST, port: 0, rateLimit: { ip: 20 } });
+    const client = poster(server.url, { sockets: 1 });
+    // The burst on a 20/s tier is 2 calls.
+    assert.equal((await client.post('{"not json')).json.error.code, -32700);
+    assert.equal((await client.post(Array.from({ length: 4 }, (_, i) => call('test_echo', [i], i)))).json[0].error.code, -32600);
+    for (const body of ['{"not json', JSON.stringify(Array.from({ length: 4 }, (_, i) => call('test_echo', [i], i)))]) {
+      const r = await client.post(body);
+      assert.equal(r.status, 429);
+      assert.deepEqual(r.json, { jsonrpc: '2.0', id: null, error: { code: -32005, message: 'limit exceeded' } });
+    }
+    client.close();
+    await server.close();
+  });
+});
+
 describe('a WebSocket far over its limit', () => {
   test('is closed with 1008 once it has been for overrunCloseSeconds; one under it is not', async () => {
     const server = await startServer(stubDispatcher(), { host: HOST, port: 0, rateLimit: { ws: 20 }, overrunCloseSeconds: 1 });
