@@ -16,7 +16,7 @@ export type CallObserver = (method: string, error: RpcError | undefined, ms: num
 
 /** Bounds on one request body (see batch.ts). */
 export interface DispatchLimits {
-  /** Most calls in one batch (default 1,000, as geth); a larger batch gets one -32600 error. */
+  /** Most calls in one batch (default 1,000, as geth; 0 = no cap); a larger batch gets one -32600 error. */
   maxBatch?: number;
   /** Bytes a batch answer may hold in all (default: no cap); calls past it are answered -32003. */
   maxBatchResponseBytes?: number;
@@ -36,7 +36,7 @@ export class Dispatcher {
     private readonly observe?: CallObserver,
     limits: DispatchLimits = {},
   ) {
-    this.maxBatch = limits.maxBatch ?? DEFAULT_MAX_BATCH;
+    this.maxBatch = limits.maxBatch === 0 ? Infinity : (limits.maxBatch ?? DEFAULT_MAX_BATCH);
     this.maxBatchResponseBytes = limits.maxBatchResponseBytes || undefined;
   }
 

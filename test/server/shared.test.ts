@@ -156,6 +156,10 @@ describe('batch and body caps', () => {
     assert.deepEqual(r.json, [{ jsonrpc: '2.0', id: 5, error: { code: -32600, message: 'batch too large: at most 1000 calls in one batch (--max-batch)' } }]);
     client.close();
     await server.close();
+    const uncapped = await startServer(stubDispatcher({ maxBatch: 0 }), { host: HOST, port: 0 });
+    const all = await poster(uncapped.url).post(tooMany);
+    assert.equal(all.json.length, 1000, '--max-batch 0: no cap (the notification gets no answer)');
+    await uncapped.close();
   });
 
   test('a batch answer over the byte cap: from the call that passes it on, each is answered -32003 with its id', async () => {
