@@ -109,6 +109,9 @@ export class Gate {
   }
 }
 
+/** Lets pages of origins allowed by CORS read the rate-limit headers (browsers hide them otherwise). */
+const EXPOSED = 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After';
+
 /**
  * The rate-limit header set of a response in a limited tier: the IETF draft's RateLimit-* names
  * and the older X-RateLimit-* ones many clients read. Limit is calls per second; Remaining is
@@ -126,4 +129,5 @@ export function rateHeaders(bucket: TokenBucket, headers: Record<string, string 
   headers['X-RateLimit-Limit'] = limit;
   headers['X-RateLimit-Remaining'] = remaining;
   headers['X-RateLimit-Reset'] = reset;
+  headers['Access-Control-Expose-Headers'] = EXPOSED;
 }

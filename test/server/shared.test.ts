@@ -110,6 +110,7 @@ describe('CORS', () => {
     const ok = await post(listed.server.url, origin);
     assert.equal(ok.headers['access-control-allow-origin'], 'https://app.example');
     assert.equal(ok.headers.vary, 'Origin');
+    assert.match(String(ok.headers['access-control-expose-headers']), /RateLimit-Remaining.*Retry-After/, 'pages may read the rate-limit headers');
     const okPre = await preflight(listed.server.url, origin);
     assert.equal(okPre.headers['access-control-allow-origin'], 'https://app.example');
     assert.equal(okPre.headers['access-control-allow-headers'], 'content-type,authorization');
