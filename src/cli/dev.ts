@@ -13,6 +13,7 @@ import { detectArtifactDirs, loadArtifacts } from '../artifacts/load.js';
 import { banner } from './banner.js';
 import { bigUint, derivationPath, ether, forkHeader, forkUrl, hardfork, intIn, mnemonic } from './flags.js';
 import { RequestLog } from './log.js';
+import { addSharedFlags, reloadKeysOnHangup, sharedStart, type SharedFlags } from './sharedFlags.js';
 import { startDev } from './start.js';
 import { VERSION } from './version.js';
 
@@ -75,7 +76,7 @@ function blockOrder(text: string): BlockOrder {
 
 export function devCommand(program: Command): void {
   const d = defaultConfig();
-  program
+  const dev = program
     .command('dev')
     .description('start an instant-mining local chain serving JSON-RPC over HTTP and WebSocket')
     .option('-p, --port <port>', 'port to listen on (0 = any free port)', intIn(0, 65535, 'port'), 8545)
@@ -113,7 +114,7 @@ export function devCommand(program: Command): void {
     .option('--no-explorer', 'do not serve the block explorer on GET / (browsers get the JSON health answer)')
     .option('--client-version <string>', 'the web3_clientVersion answer (default: "anvil/v1.7.1 node-rpc/v<version>/<os>-<arch>/<node>", so tools that gate on anvil or Hardhat accept the node)', clientVersionFlag)
     .option('--silent', 'print only errors')
-    .action(async (flags: DevFlags & { blockBaseFeePerGas?: bigint }, cmd: Command) => {
+    .action(async (flags: DevFlags & SharedFlags & { blockBaseFeePerGas?: bigint }, cmd: Command) => {
       const forkOnly = (['forkBlockNumber', 'forkHeader', 'forkChainId', 'forkCache'] as const).find((k) => flags[k] !== undefined);
       if (flags.forkUrl === undefined && forkOnly !== undefined) {
         process.stderr.write(`error: --${forkOnly.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} needs --fork-url\n`);
@@ -190,6 +191,7 @@ export function devCommand(program: Command): void {
                   chainId: flags.forkChainId === undefined ? undefined : BigInt(flags.forkChainId),
                   cacheDir: flags.forkCache,
                 },
+          ...sharedStart(flags, cmd, out, flags.silent === true),
         });
       } catch (err) {
         const e = err as NodeJS.ErrnoException;
@@ -198,6 +200,7 @@ export function devCommand(program: Command): void {
         process.exit(1);
       }
       const node = running.node;
+      reloadKeysOnHangup(flags, running.server, (line) => process.stderr.write(line + '\n'));
       log.codeAt = (address) => node.getCode(createAddressFromString(address), LATEST);
       node.events.on('block', (b) => {
         if (node.loggingEnabled) log.block(b);
@@ -260,4 +263,5 @@ export function devCommand(program: Command): void {
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
+  addSharedFlags(dev);
 }

@@ -11,7 +11,9 @@ import { Dispatcher, type CallObserver } from '../rpc/dispatch.js';
 import { createMethodTable } from '../rpc/methods/index.js';
 import type { Artifacts } from '../artifacts/artifacts.js';
 import { explorerPages } from '../explorer/serve.js';
+import { Metrics } from '../server/metrics.js';
 import { startServer, type RpcServer } from '../server/server.js';
+import { chainGauges, chainHealth, transportSettings, type TransportOptions } from './transport.js';
 import { VERSION } from './version.js';
 
 export interface StartOptions {
@@ -44,6 +46,10 @@ export interface StartOptions {
   explorer?: boolean;
   /** Contracts the explorer names and decodes. */
   artifacts?: Artifacts;
+  /** `--public`: a node several people and CI jobs share (listens on 0.0.0.0 unless `host` is given; limits on). */
+  shared?: boolean;
+  /** The transport's limits and access rules; unset fields take the mode's defaults (src/cli/transport.ts). */
+  transport?: TransportOptions;
 }
 
 export interface Running {
@@ -80,12 +86,27 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
   if (options.mining?.order) node.mining.order = options.mining.order;
   if (options.mining?.auto === false) node.mining.auto = false;
   if (options.mining?.intervalMs) node.miner.setIntervalMining(options.mining.intervalMs);
-  const dispatcher = new Dispatcher(createMethodTable(node, VERSION, options.clientVersion), options.observe);
+  const host = options.host ?? (options.shared ? '0.0.0.0' : '127.0.0.1');
+  const transport = transportSettings(options.shared === true, host, options.transport);
+  const metrics = new Metrics();
+  const observe = options.observe;
+  const dispatcher = new Dispatcher(
+    createMethodTable(node, VERSION, options.clientVersion),
+    (method, error, ms) => {
+      metrics.call(method, error?.code, ms);
+      observe?.(method, error, ms);
+    },
+    transport.dispatch,
+  );
   const server = await startServer(dispatcher, {
-    host: options.host ?? '127.0.0.1',
+    host,
     port: options.port ?? 8545,
     pages: options.explorer === false ? undefined : explorerPages(options.artifacts),
     onSlowClient: options.onSlowClient,
+    ...transport.server,
+    metrics,
+    gauges: chainGauges(node),
+    health: chainHealth(node),
   });
   return {
     node,

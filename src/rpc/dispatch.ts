@@ -5,16 +5,22 @@ import { bytesToHex } from '@ethereumjs/util';
 import { ChainError } from '../chain/errors.js';
 import { RawJson } from '../format/hex.js';
 import { JsonParts } from '../format/stream.js';
+import { batchTooLarge, capBatch, DEFAULT_MAX_BATCH, errorText, methodsOf, refusedText, type Body, type Id } from './batch.js';
 import { ErrorCode, RpcError } from './errors.js';
 import type { CallContext, MethodTable } from './registry.js';
 
-type Id = string | number | null;
+export type { Body } from './batch.js';
 
-/** A response: one string, or pieces to send in order (a streamed large result). */
-export type Body = string | Iterable<string>;
+/** Observer for the request log and metrics: each call answered, its error, and how long it took. */
+export type CallObserver = (method: string, error: RpcError | undefined, ms: number) => void;
 
-/** Observer for the request log. */
-export type CallObserver = (method: string, error: RpcError | undefined) => void;
+/** Bounds on one request body (see batch.ts). */
+export interface DispatchLimits {
+  /** Most calls in one batch (default 1,000, as geth; 0 = no cap); a larger batch gets one -32600 error. */
+  maxBatch?: number;
+  /** Bytes a batch answer may hold in all (default: no cap); calls past it are answered -32003. */
+  maxBatchResponseBytes?: number;
+}
 
 export class Dispatcher {
   /** Requests being answered now. */
@@ -22,11 +28,17 @@ export class Dispatcher {
   private idle: Array<() => void> = [];
   /** Set by `drain`: every new request is refused with this message. */
   private refusal: string | undefined;
+  private readonly maxBatch: number;
+  private readonly maxBatchResponseBytes: number | undefined;
 
   constructor(
     private readonly table: MethodTable,
     private readonly observe?: CallObserver,
-  ) {}
+    limits: DispatchLimits = {},
+  ) {
+    this.maxBatch = limits.maxBatch === 0 ? Infinity : (limits.maxBatch ?? DEFAULT_MAX_BATCH);
+    this.maxBatchResponseBytes = limits.maxBatchResponseBytes || undefined;
+  }
 
   /**
    * Refuse every request from now on with -32000 `message`, and resolve once the requests already
@@ -43,14 +55,20 @@ export class Dispatcher {
    */
   async handle(text: string, ctx: CallContext): Promise<Body | undefined> {
     let body: unknown;
+    let parsed = true;
     try {
       body = JSON.parse(text);
     } catch {
-      return errorText(null, new RpcError(ErrorCode.Parse, 'Parse error: request body is not valid JSON'));
+      parsed = false;
     }
+    // The transport's rate limit, if any, is asked before anything runs (and before any await).
+    if (ctx.admit !== undefined && !ctx.admit(methodsOf(body, parsed, this.maxBatch))) return refusedText(body, parsed, this.maxBatch);
+    if (!parsed) return errorText(null, new RpcError(ErrorCode.Parse, 'Parse error: request body is not valid JSON'));
     if (Array.isArray(body)) {
       if (body.length === 0) return errorText(null, new RpcError(ErrorCode.InvalidRequest, 'Invalid request: empty batch'));
-      const parts = await Promise.all(body.map((entry) => this.one(entry, ctx)));
+      if (body.length > this.maxBatch) return batchTooLarge(body, this.maxBatch);
+      let parts = await Promise.all(body.map((entry) => this.one(entry, ctx)));
+      if (this.maxBatchResponseBytes !== undefined) parts = capBatch(parts, body, this.maxBatchResponseBytes);
       const answered = parts.filter((p): p is Body => p !== undefined);
       if (answered.length === 0) return undefined;
       if (answered.every((p): p is string => typeof p === 'string')) return `[${answered.join(',')}]`;
@@ -90,6 +108,7 @@ export class Dispatcher {
       return errorText(rid, new RpcError(ErrorCode.InvalidRequest, 'Invalid request: method must be a non-empty string'));
     }
     const name = r.method;
+    const started = this.observe === undefined ? 0 : performance.now();
     let result: unknown;
     let failure: RpcError | undefined;
     try {
@@ -108,7 +127,7 @@ export class Dispatcher {
     } catch (err) {
       failure = toRpcError(err);
     }
-    this.observe?.(name, failure);
+    this.observe?.(name, failure, performance.now() - started);
     if (!hasId) return undefined; // notification
     if (failure) return errorText(rid, failure);
     const head = `{"jsonrpc":"2.0","id":${JSON.stringify(rid)},"result":`;
@@ -131,10 +150,4 @@ export function toRpcError(err: unknown): RpcError {
   }
   const message = err instanceof Error ? err.message : String(err);
   return new RpcError(ErrorCode.Internal, `internal error: ${message}`);
-}
-
-function errorText(id: Id, err: RpcError): string {
-  const error: Record<string, unknown> = { code: err.code, message: err.message };
-  if (err.data !== undefined) error.data = err.data;
-  return JSON.stringify({ jsonrpc: '2.0', id, error });
 }

@@ -5,26 +5,34 @@
  * handler's response text back to the client. Decisions:
  *  - HTTP status is 200 for every JSON-RPC answer, errors included (like geth). When the handler
  *    answers nothing (a notification or a batch of notifications) the reply is 200 with an empty
- *    body and `Content-Length: 0`.
- *  - `GET`/`HEAD` without an upgrade answer 200 `{"status":"ok"}` (a health check; geth answers 200
- *    on GET / too), unless the `pages` option serves that path (the explorer for browsers). Methods other than POST/GET/HEAD/OPTIONS: 405.
- *  - CORS is wide open (`*`), preflights answer 204.
- *  - Oversized bodies answer 413, wrong content types 415, both with a JSON-RPC error body.
+ *    body and `Content-Length: 0`. A body refused by its rate-limit tier is 429 (see gate.ts).
+ *  - `GET /metrics` is the Prometheus text of metrics.ts, `GET /health` a JSON status. Other
+ *    `GET`/`HEAD` without an upgrade answer 200 `{"status":"ok"}` (geth answers 200 on GET / too),
+ *    unless the `pages` option serves that path (the explorer for browsers). Methods other than
+ *    POST/GET/HEAD/OPTIONS: 405.
+ *  - CORS is wide open (`*`) unless `cors` says otherwise; preflights answer 204.
+ *  - Oversized bodies answer 413, wrong content types 415, a Host not allowed 403, an unknown API
+ *    key 401, all with a JSON-RPC error body.
+ *  - Everything of the shared mode (gate.ts: hosts, keys, per-IP connections, rate limits; the
+ *    access log) is off unless asked for; a plain dev server then allocates nothing for it per
+ *    request.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import type { CallContext } from '../rpc/registry.js';
+import type { AccessEntry } from './access.js';
+import { Admission } from './admission.js';
+import { corsHeaders } from './cors.js';
+import { Gate, isRefusal, rateHeaders, type Client, type GateOptions, type Refusal } from './gate.js';
+import { Metrics, type Gauge } from './metrics.js';
+import { serveSocket } from './socket.js';
+import { acceptableContentType, chunked, errorBody, formatHost, ignore, internalErrorBody, nextTurn, rawResponse, type Body, type RpcHandler } from './wire.js';
 
-/** A response: one string, or pieces to send in order (a large result streamed as it is written). */
-export type Body = string | Iterable<string>;
+export type { Body, RpcHandler } from './wire.js';
 
-export interface RpcHandler {
-  handle(text: string, ctx: CallContext): Promise<Body | undefined>;
-}
-
-export interface ServerOptions {
+export interface ServerOptions extends GateOptions {
   host: string;
   port: number;
   /** Largest accepted HTTP body / WebSocket message in bytes. Default 16 MiB. */
@@ -38,6 +46,18 @@ export interface ServerOptions {
    * Accept header; `undefined` means the health answer.
    */
   pages?: (path: string, accept: string | undefined) => Page | undefined;
+  /** Origins allowed to read answers in browsers: `*` (default) or a list (empty: none). */
+  cors?: readonly string[] | '*';
+  /** Counters behind GET /metrics; the caller may share them with its dispatcher's observer. */
+  metrics?: Metrics;
+  /** Numbers the transport does not own, read for each GET /metrics (blocks, pool, subscriptions). */
+  gauges?: () => readonly Gauge[];
+  /** Fields added to the GET /health answer (e.g. the block number). */
+  health?: () => Record<string, unknown>;
+  /** Told of every request once answered (the shared mode's access log). */
+  onAccess?: (entry: AccessEntry) => void;
+  /** Seconds a WebSocket may stay far over its rate limit before it is closed with 1008 (default 10). */
+  overrunCloseSeconds?: number;
 }
 
 /** A static answer to a GET: a content type and a body. */
@@ -52,19 +72,20 @@ export interface RpcServer {
   /** `ws://host:port`. */
   readonly wsUrl: string;
   readonly port: number;
+  /** The counters behind GET /metrics. */
+  readonly metrics: Metrics;
   /** Stop accepting, close WebSocket clients (1001) and idle HTTP sockets; resolves when closed. */
   close(): Promise<void>;
   /** Stop accepting new connections (and WebSocket upgrades); open ones keep being served. */
   stopListening(): void;
   /** Number of open WebSocket connections. */
   connections(): number;
+  /** Replace the known API keys (the key file was reloaded); no effect when keys are off. */
+  setApiKeys(keys: readonly string[]): void;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_SEND_BUFFER = 16 * 1024 * 1024;
-/** Close code for a client cut for not reading (policy violation), and how long its close handshake may take. */
-const SLOW_CLIENT_CLOSE = 1008;
-const SLOW_CLIENT_GRACE_MS = 1_000;
 /** Idle keep-alive sockets are kept this long (Node's default of 5 s is short for benchmarks and tools). */
 const KEEP_ALIVE_TIMEOUT_MS = 30_000;
 /** How long close() waits for in-flight requests and WebSocket close handshakes before cutting. */
@@ -75,88 +96,50 @@ const EMPTY = Buffer.alloc(0);
 const HEALTH_BODY = '{"status":"ok"}';
 const ALLOW_METHODS = 'POST, GET, OPTIONS';
 const PREFLIGHT_MAX_AGE = '86400';
-/** A streamed body goes out in chunks of about this many bytes, other work running between them. */
-const STREAM_CHUNK = 16 * 1024;
 
-/**
- * A body's pieces encoded straight into buffers of about STREAM_CHUNK bytes (outside the JS heap,
- * so a 50 MB answer does not make the garbage collector pause other requests).
- */
-function* chunked(pieces: Iterable<string>): Generator<Buffer> {
-  let buf = Buffer.allocUnsafe(STREAM_CHUNK);
-  let at = 0;
-  for (const piece of pieces) {
-    const most = piece.length * 3;
-    if (at + most > buf.length) {
-      if (at > 0) yield buf.subarray(0, at);
-      buf = Buffer.allocUnsafe(Math.max(STREAM_CHUNK, most));
-      at = 0;
-    }
-    at += buf.write(piece, at);
-  }
-  if (at > 0) yield buf.subarray(0, at);
-}
+type Headers = Record<string, string | number>;
 
-const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
-
-/** A JSON-RPC error envelope with a null id, for transport-level failures. */
-function errorBody(code: number, message: string): string {
-  return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
-}
-
-function internalErrorBody(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return errorBody(-32603, `internal error: ${message}`);
-}
-
-/**
- * Media types accepted as JSON-RPC bodies (geth accepts the same three). Parameters such as
- * `charset` are ignored: bodies are always decoded as UTF-8.
- */
-function acceptableContentType(header: string | undefined): boolean {
-  // No Content-Type at all is accepted on purpose: `curl -d '{...}' url` without -H sends
-  // `application/x-www-form-urlencoded`, but hand-written clients and some scripts send none,
-  // and the body is still JSON. Anything explicitly non-JSON (text/plain, form data) is rejected.
-  if (header === undefined || header === 'application/json') return true;
-  const semi = header.indexOf(';');
-  const type = (semi === -1 ? header : header.slice(0, semi)).trim().toLowerCase();
-  return type === 'application/json' || type === 'application/json-rpc' || type === 'application/jsonrequest';
-}
-
-function formatHost(host: string): string {
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-}
-
-function rawToString(data: RawData): string {
-  if (Buffer.isBuffer(data)) return data.toString('utf8');
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  return Buffer.from(data).toString('utf8');
+/** Per-request bookkeeping of the access log (only when one is kept). */
+interface Visit {
+  readonly arrived: number;
+  readonly started: number;
+  client?: Client;
+  admission?: Admission;
 }
 
 export function startServer(handler: RpcHandler, options: ServerOptions): Promise<RpcServer> {
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxSendBuffer = options.maxSendBuffer ?? DEFAULT_MAX_SEND_BUFFER;
   const tooLargeBody = errorBody(-32600, `request body too large: the limit is ${maxBody} bytes`);
+  const metrics = options.metrics ?? new Metrics();
+  const onAccess = options.onAccess;
+  const gate = new Gate(options, onAccess !== undefined);
+  const corsFor = corsHeaders(options.cors ?? '*');
   let closing = false;
   let upgradesRefused = false;
 
-  /** Write a complete response. Headers are built in one object; Content-Length always set. */
-  const respond = (res: ServerResponse, status: number, body: string, extra?: Record<string, string>): void => {
-    if (res.headersSent || res.destroyed) return;
-    const headers: Record<string, string | number> = {
-      'Content-Type': 'application/json',
-      'Content-Length': Buffer.byteLength(body),
-      'Access-Control-Allow-Origin': '*',
-    };
-    if (extra !== undefined) Object.assign(headers, extra);
+  const writeHead = (res: ServerResponse, status: number, headers: Headers): void => {
+    metrics.response(status);
     if (closing) headers.Connection = 'close';
     res.writeHead(status, headers);
+  };
+
+  /** Write a complete response. Headers are built in one object; Content-Length always set. */
+  const respond = (res: ServerResponse, status: number, body: string, cors: Readonly<Record<string, string>>, extra?: Headers): void => {
+    if (res.headersSent || res.destroyed) return;
+    const headers: Headers = { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) };
+    for (const k in cors) headers[k] = cors[k];
+    if (extra !== undefined) Object.assign(headers, extra);
+    writeHead(res, status, headers);
     res.end(body);
   };
 
+  const refuse = (res: ServerResponse, r: Refusal, cors: Readonly<Record<string, string>>): void =>
+    respond(res, r.status, errorBody(r.code, r.message), cors, r.status === 429 ? { Connection: 'close' } : undefined);
+
   const servePage = (res: ServerResponse, headOnly: boolean, page: Page): void => {
     if (res.headersSent || res.destroyed) return;
-    res.writeHead(200, { 'Content-Type': page.type, 'Content-Length': page.body.length, 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' });
+    writeHead(res, 200, { 'Content-Type': page.type, 'Content-Length': page.body.length, 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' });
     res.end(headOnly ? undefined : page.body);
   };
 
@@ -165,11 +148,10 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
    * socket to drain and letting other requests run between chunks. A failure while writing ends
    * the response early (the client sees truncated JSON; the status line was already sent).
    */
-  const respondStream = async (res: ServerResponse, pieces: Iterable<string>): Promise<void> => {
+  const respondStream = async (res: ServerResponse, pieces: Iterable<string>, cors: Readonly<Record<string, string>>, extra?: Headers): Promise<void> => {
     if (res.headersSent || res.destroyed) return;
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*' };
-    if (closing) headers.Connection = 'close';
-    res.writeHead(200, headers);
+    const headers: Headers = { 'Content-Type': 'application/json', ...cors, ...extra };
+    writeHead(res, 200, headers);
     try {
       for (const chunk of chunked(pieces)) {
         if (res.destroyed) return;
@@ -183,30 +165,59 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
     res.end();
   };
 
-  const dispatch = (res: ServerResponse, text: string): void => {
+  /** Rate-limit headers of an answer in a limited tier, and Retry-After when it was refused. */
+  const limitHeaders = (client: Client | undefined, admission: Admission | undefined): Headers | undefined => {
+    const bucket = client?.bucket;
+    if (bucket === undefined) return undefined;
+    const headers: Headers = {};
+    rateHeaders(bucket, headers);
+    if (admission !== undefined && admission.refused > 0) headers['Retry-After'] = String(Math.max(1, Math.ceil(bucket.waitSeconds(admission.refused))));
+    return headers;
+  };
+
+  const dispatch = (res: ServerResponse, text: string, cors: Readonly<Record<string, string>>, client: Client | undefined, visit: Visit | undefined): void => {
+    let ctx = HTTP_CTX;
+    let admission: Admission | undefined;
+    if (client !== undefined) {
+      admission = new Admission(client, metrics);
+      ctx = { transport: 'http', admit: admission.admit };
+      if (visit !== undefined) visit.admission = admission;
+    }
     let pending: Promise<Body | undefined>;
     try {
-      pending = handler.handle(text, HTTP_CTX);
+      pending = handler.handle(text, ctx);
     } catch (err) {
-      respond(res, 200, internalErrorBody(err));
+      respond(res, 200, internalErrorBody(err), cors, limitHeaders(client, admission));
       return;
     }
     pending.then(
-      (out) => (out === undefined || typeof out === 'string' ? respond(res, 200, out ?? '') : void respondStream(res, out)),
-      (err: unknown) => respond(res, 200, internalErrorBody(err)),
+      (out) => {
+        const extra = limitHeaders(client, admission);
+        const status = admission !== undefined && admission.refused > 0 ? 429 : 200;
+        if (out === undefined || typeof out === 'string') respond(res, status, out ?? '', cors, extra);
+        else void respondStream(res, out, cors, extra);
+      },
+      (err: unknown) => respond(res, 200, internalErrorBody(err), cors, limitHeaders(client, admission)),
     );
   };
 
-  const onPost = (req: IncomingMessage, res: ServerResponse): void => {
+  const onPost = (req: IncomingMessage, res: ServerResponse, cors: Readonly<Record<string, string>>, visit: Visit | undefined): void => {
     const contentType = req.headers['content-type'];
     if (!acceptableContentType(contentType)) {
-      respond(res, 415, errorBody(-32600, `invalid content type ${JSON.stringify(contentType)}: expected application/json`));
+      respond(res, 415, errorBody(-32600, `invalid content type ${JSON.stringify(contentType)}: expected application/json`), cors);
       // The body is never read: Node discards it after the response and keeps the connection.
       return;
     }
+    let client: Client | undefined;
+    if (gate.identifies) {
+      const c = gate.client(req, 'http');
+      if (isRefusal(c)) return refuse(res, c, cors);
+      client = c;
+      if (visit !== undefined) visit.client = c;
+    }
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > maxBody) {
-      respond(res, 413, tooLargeBody, { Connection: 'close' });
+      respond(res, 413, tooLargeBody, cors, { Connection: 'close' });
       return;
     }
     // Collect chunks: the common case is a single chunk, used as is without copying.
@@ -221,7 +232,7 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
         rejected = true;
         first = undefined;
         chunks = undefined;
-        respond(res, 413, tooLargeBody, { Connection: 'close' });
+        respond(res, 413, tooLargeBody, cors, { Connection: 'close' });
         return;
       }
       if (first === undefined) first = chunk;
@@ -231,150 +242,130 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
     req.on('end', () => {
       if (rejected) return;
       const body = chunks !== undefined ? Buffer.concat(chunks, size) : (first ?? EMPTY);
-      dispatch(res, body.toString('utf8'));
+      dispatch(res, body.toString('utf8'), cors, client, visit);
     });
+  };
+
+  /** GET /metrics: the counters, the transport's connections, and the caller's gauges. */
+  const serveMetrics = (res: ServerResponse, headOnly: boolean): void => {
+    server.getConnections((err, open) => {
+      const gauges: Gauge[] = [
+        { name: 'http_connections', help: 'Open TCP connections (WebSocket ones included).', value: err ? 0 : open },
+        { name: 'ws_connections', help: 'Open WebSocket connections.', value: clients.size },
+      ];
+      let text: string;
+      try {
+        text = metrics.render([...gauges, ...(options.gauges?.() ?? [])]);
+      } catch (e) {
+        text = `# gauges failed: ${(e as Error).message}\n` + metrics.render(gauges);
+      }
+      servePage(res, headOnly, { type: 'text/plain; version=0.0.4; charset=utf-8', body: Buffer.from(text) });
+    });
+  };
+
+  const serveHealth = (res: ServerResponse, cors: Readonly<Record<string, string>>): void => {
+    try {
+      respond(res, 200, JSON.stringify({ status: 'ok', ...options.health?.(), wsConnections: clients.size }), cors);
+    } catch (err) {
+      respond(res, 503, JSON.stringify({ status: 'error', message: (err as Error).message }), cors);
+    }
   };
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     // Client aborts and malformed bodies surface here; the socket is torn down by Node.
     req.on('error', ignore);
     res.on('error', ignore);
+    const cors = corsFor(req.headers.origin);
+    let visit: Visit | undefined;
+    if (onAccess !== undefined) {
+      const v: Visit = (visit = { arrived: Date.now(), started: performance.now() });
+      res.once('close', () =>
+        onAccess({
+          time: v.arrived,
+          ip: v.client?.ip ?? gate.ip(req),
+          transport: 'http',
+          verb: req.method ?? '?',
+          methods: v.admission?.methods ?? [],
+          status: res.statusCode,
+          ms: performance.now() - v.started,
+          key: v.client?.key?.prefix,
+        }),
+      );
+    }
+    const refused = gate.check(req);
+    if (refused !== undefined) return refuse(res, refused, cors);
     switch (req.method) {
       case 'POST':
-        onPost(req, res);
+        onPost(req, res, cors, visit);
         return;
       case 'GET':
       case 'HEAD': {
-        const page = options.pages?.((req.url ?? '/').split('?')[0], req.headers.accept);
-        if (page === undefined) respond(res, 200, HEALTH_BODY);
+        const path = (req.url ?? '/').split('?')[0];
+        if (path === '/metrics') return serveMetrics(res, req.method === 'HEAD');
+        if (path === '/health') return serveHealth(res, cors);
+        const page = options.pages?.(path, req.headers.accept);
+        if (page === undefined) respond(res, 200, HEALTH_BODY, cors);
         else servePage(res, req.method === 'HEAD', page);
         return;
       }
       case 'OPTIONS': {
         if (res.headersSent) return;
         const requested = req.headers['access-control-request-headers'];
-        const headers: Record<string, string> = {
-          'Access-Control-Allow-Origin': '*',
+        const headers: Headers = {
+          ...cors,
           'Access-Control-Allow-Methods': ALLOW_METHODS,
           'Access-Control-Allow-Headers': requested !== undefined && requested !== '' ? requested : '*',
           'Access-Control-Max-Age': PREFLIGHT_MAX_AGE,
           'Content-Length': '0',
         };
-        if (closing) headers.Connection = 'close';
-        res.writeHead(204, headers);
+        writeHead(res, 204, headers);
         res.end();
         return;
       }
       default:
-        respond(res, 405, errorBody(-32600, `method ${req.method ?? '?'} not allowed: use POST`), { Allow: `${ALLOW_METHODS}, HEAD` });
+        respond(res, 405, errorBody(-32600, `method ${req.method ?? '?'} not allowed: use POST`), cors, { Allow: `${ALLOW_METHODS}, HEAD` });
     }
   };
 
   const server: Server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, noDelay: true }, onRequest);
+  if (gate.cap !== undefined) {
+    const cap = gate.cap;
+    server.on('connection', (socket) => cap.add(socket));
+  }
 
   // WebSocket on the same port.
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxBody, perMessageDeflate: false, clientTracking: false });
   const clients = new Set<WebSocket>();
-
-  const onConnection = (ws: WebSocket, req: IncomingMessage): void => {
-    const remote = `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`;
-    clients.add(ws);
-    let closed = false;
-    let cleanups: (() => void)[] | undefined;
-    const runCleanup = (fn: () => void): void => {
-      try {
-        fn();
-      } catch {
-        // A failing cleanup must not prevent the others or crash the process.
-      }
-    };
-    /** False (and the client cut) when it stopped reading: it is cut rather than buffered for without bound. */
-    const writable = (): boolean => {
-      if (closed || ws.readyState !== WebSocket.OPEN) return false;
-      if (ws.bufferedAmount <= maxSendBuffer) return true;
-      options.onSlowClient?.(remote, ws.bufferedAmount);
-      ws.close(SLOW_CLIENT_CLOSE, `send buffer over ${maxSendBuffer} bytes: the client is not reading`);
-      setTimeout(() => ws.terminate(), SLOW_CLIENT_GRACE_MS).unref();
-      return false;
-    };
-    // While a streamed answer goes out as fragments of one message, other messages wait their turn
-    // (frames of two messages must not interleave).
-    let streaming = false;
-    const waiting: Body[] = [];
-    const sendBody = (body: Body): void => {
-      if (streaming) {
-        waiting.push(body);
-        return;
-      }
-      if (typeof body === 'string') {
-        if (writable()) ws.send(body);
-        return;
-      }
-      streaming = true;
-      void (async () => {
-        try {
-          for (const chunk of chunked(body)) {
-            if (!writable()) return;
-            // Fragments of one text message: the first carries the opcode, the rest continue it.
-            ws.send(chunk, { fin: false, binary: false });
-            await nextTurn();
-          }
-          if (writable()) ws.send('', { fin: true, binary: false });
-        } catch {
-          ws.terminate();
-        } finally {
-          streaming = false;
-          while (!streaming && waiting.length > 0) sendBody(waiting.shift()!);
-        }
-      })();
-    };
-    const ctx: CallContext = {
-      transport: 'ws',
-      send(message: string) {
-        sendBody(message);
-      },
-      onClose(fn: () => void) {
-        // Registered after the socket went away (a handler finishing late): clean up at once.
-        if (closed) runCleanup(fn);
-        else (cleanups ??= []).push(fn);
-      },
-    };
-    ws.on('error', ignore);
-    ws.on('close', () => {
-      if (closed) return;
-      closed = true;
-      clients.delete(ws);
-      const fns = cleanups;
-      cleanups = undefined;
-      if (fns !== undefined) for (const fn of fns) runCleanup(fn);
-    });
-    ws.on('message', (data: RawData) => {
-      // Binary frames are treated as UTF-8 text. Responses go out as each call completes.
-      const text = rawToString(data);
-      let pending: Promise<Body | undefined>;
-      try {
-        pending = handler.handle(text, ctx);
-      } catch (err) {
-        sendBody(internalErrorBody(err));
-        return;
-      }
-      pending.then(
-        (out) => {
-          if (out !== undefined) sendBody(out);
-        },
-        (err: unknown) => sendBody(internalErrorBody(err)),
-      );
-    });
-  };
+  const socketOptions = { handler, maxSendBuffer, onSlowClient: options.onSlowClient, metrics, onAccess, overrunCloseSeconds: options.overrunCloseSeconds ?? 10 };
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', ignore);
+    const arrived = Date.now();
+    const log = (status: number, client: Client | undefined): void =>
+      onAccess?.({ time: arrived, ip: client?.ip ?? gate.ip(req), transport: 'ws', verb: 'GET', methods: [], status, ms: Date.now() - arrived, key: client?.key?.prefix });
     if (closing || upgradesRefused) {
-      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      socket.end(rawResponse(503, ''));
+      return;
+    }
+    let refused = gate.check(req);
+    let client: Client | undefined;
+    if (refused === undefined && gate.identifies) {
+      const c = gate.client(req, 'ws');
+      if (isRefusal(c)) refused = c;
+      else client = c;
+    }
+    if (refused !== undefined) {
+      metrics.response(refused.status);
+      log(refused.status, client);
+      socket.end(rawResponse(refused.status, errorBody(refused.code, refused.message)));
       return;
     }
     // ws validates the handshake itself and answers 400 for non-WebSocket upgrades.
-    wss.handleUpgrade(req, socket, head, onConnection);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      log(101, client);
+      clients.add(ws);
+      serveSocket(ws, req, client, socketOptions, () => clients.delete(ws));
+    });
   });
 
   return new Promise<RpcServer>((resolve, reject) => {
@@ -392,6 +383,7 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
       const close = (): Promise<void> => {
         closePromise ??= new Promise<void>((done) => {
           closing = true;
+          gate.close();
           const serverClosed = stopListening();
           server.closeIdleConnections();
           const wsClosed = [...clients].map(
@@ -421,15 +413,15 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
         url: `http://${hostPart}`,
         wsUrl: `ws://${hostPart}`,
         port,
+        metrics,
         close,
         stopListening: () => {
           upgradesRefused = true;
           void stopListening();
         },
         connections: () => clients.size,
+        setApiKeys: (keys) => gate.setApiKeys(keys),
       });
     });
   });
 }
-
-function ignore(): void {}
