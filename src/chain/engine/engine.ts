@@ -24,7 +24,9 @@ export interface Engine {
 /** A fresh engine with an empty state; `history` answers BLOCKHASH, `link` the fork (if any). */
 export async function createEngine(common: Common, history: EVMMockBlockchainInterface, link = new ForkLink()): Promise<Engine> {
   const preimages = new Preimages();
-  const stateTrie = new MerklePatriciaTrie({ useKeyHashing: true, useKeyHashingFunction: preimages.hash, cacheSize: 50_000, common });
+  // No `common` here: the trie would take the Common's keccak over `preimages.hash` and forget the
+  // preimages a state dump needs (both are the same WebAssembly keccak).
+  const stateTrie = new MerklePatriciaTrie({ useKeyHashing: true, useKeyHashingFunction: preimages.hash, cacheSize: 50_000 });
   // Account/code/storage caches (off by default in ethereumjs) keep the live state warm; the trie
   // node cache avoids re-decoding hot branches. Reads go through to the fork upstream while there
   // is a fork; otherwise this is the plain Merkle state.
