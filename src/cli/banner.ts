@@ -5,17 +5,32 @@ import type { DevNode } from '../chain/node.js';
 import type { RpcServer } from '../server/server.js';
 import { formatEther } from './units.js';
 
-export function banner(node: DevNode, server: RpcServer, version: string): string {
+/** How a shared node (--public) is locked: it prints no keys unless signing is unlocked. */
+export interface SharedBanner {
+  unlock: boolean;
+  allowCheats: boolean;
+}
+
+export function banner(node: DevNode, server: RpcServer, version: string, shared?: SharedBanner): string {
   const c = node.config;
   const lines: string[] = [];
   const title = (s: string) => lines.push('', chalk.bold(s), chalk.dim('='.repeat(s.length)));
   lines.push(chalk.bold.cyan(`node-rpc v${version}`) + chalk.dim('  local Ethereum development chain'));
   title('Available Accounts');
   node.accounts.forEach((a, i) => lines.push(`(${i}) ${toChecksumAddress(a.address.toString())} (${formatEther(c.balance)} ETH)`));
-  title('Private Keys');
-  node.accounts.forEach((a, i) => lines.push(`(${i}) ${bytesToHex(a.privateKey)}`));
-  title('Wallet');
-  lines.push(`Mnemonic:        ${c.mnemonic}`, `Derivation path: ${c.derivationPath}<index>`);
+  if (shared === undefined || shared.unlock) {
+    title('Private Keys');
+    node.accounts.forEach((a, i) => lines.push(`(${i}) ${bytesToHex(a.privateKey)}`));
+    title('Wallet');
+    lines.push(`Mnemonic:        ${c.mnemonic}`, `Derivation path: ${c.derivationPath}<index>`);
+  }
+  if (shared !== undefined) {
+    title('Shared node');
+    lines.push(
+      `Signing:         ${shared.unlock ? 'unlocked: eth_sendTransaction and eth_sign* sign with the accounts above (--unlock)' : 'locked: send transactions signed by the client (eth_sendRawTransaction); --unlock opens eth_sendTransaction, eth_sign*, impersonation'}`,
+      `Test controls:   ${shared.allowCheats ? 'allowed (--allow-cheats)' : 'locked: anvil_*, hardhat_*, evm_* that change the chain are refused; --allow-cheats opens them'}`,
+    );
+  }
   title('Chain');
   const fork = node.fork;
   if (fork) {

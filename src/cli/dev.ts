@@ -226,7 +226,7 @@ export function devCommand(program: Command): void {
       }
       if (!flags.silent) running.node.events.on('console', (tx, lines) => log.console(tx, lines));
       if (!flags.silent) {
-        out(banner(running.node, running.server, VERSION));
+        out(banner(running.node, running.server, VERSION, flags.public === true ? { unlock: flags.unlock === true, allowCheats: flags.allowCheats === true } : undefined));
         if (flags.explorer) out(`Explorer: open ${chalk.green(running.server.url + '/')} in a browser${artifacts.size ? ` (${artifacts.size} contract${artifacts.size === 1 ? '' : 's'} from artifacts)` : ''}\n`);
       }
       // Orderly shutdown: refuse new requests (-32000 "node is shutting down") and stop listening,

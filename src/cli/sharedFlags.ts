@@ -10,7 +10,7 @@ import { isValidKey } from '../server/keys.js';
 import type { RpcServer } from '../server/server.js';
 import { formatAccess, type LogFormat } from './accessLog.js';
 import { intIn } from './flags.js';
-import { SHARED_MAX_BATCH_RESPONSE_BYTES, SHARED_MAX_CONNS_PER_IP, SPEC_RATE_LIMITS, type TransportOptions } from './transport.js';
+import { SHARED_MAX_BATCH_RESPONSE_BYTES, SHARED_MAX_BLOCK_RANGE, SHARED_MAX_CONNS_PER_IP, SPEC_RATE_LIMITS, type TransportOptions } from './transport.js';
 
 export interface SharedFlags {
   public?: boolean;
@@ -27,6 +27,9 @@ export interface SharedFlags {
   maxBatch?: number;
   maxBatchResponse?: number;
   logFormat: LogFormat;
+  allowCheats?: boolean;
+  unlock?: boolean;
+  maxBlockRange?: number;
 }
 
 const fail = (msg: string): never => {
@@ -97,7 +100,10 @@ export function addSharedFlags(cmd: Command): void {
     .option('--max-conns-per-ip <n>', `open connections per client IP; over it 429 (default 0 = no cap; ${SHARED_MAX_CONNS_PER_IP} with --public)`, intIn(0, 1_000_000, 'max connections per IP'))
     .option('--max-batch <n>', 'most calls in one JSON-RPC batch (0 = no cap)', intIn(0, 1_000_000, 'max batch'), 1_000)
     .option('--max-batch-response <bytes>', `bytes a batch answer may hold; calls past it get -32003 (default 0 = no cap; ${SHARED_MAX_BATCH_RESPONSE_BYTES} with --public)`, intIn(0, Number.MAX_SAFE_INTEGER, 'max batch response'))
-    .option('--log-format <format>', 'access log of --public: text or json (one object per line)', logFormat, 'text');
+    .option('--log-format <format>', 'access log of --public: text or json (one object per line)', logFormat, 'text')
+    .option('--allow-cheats', 'with --public: allow the test controls (anvil_*, hardhat_*, evm_* that change the chain)')
+    .option('--unlock', 'with --public: allow signing with the dev accounts (eth_sendTransaction, eth_sign, …) and impersonation')
+    .option('--max-block-range <n>', `most blocks one eth_getLogs / eth_getFilterLogs range may span; wider is -32005 (default: no cap; ${SHARED_MAX_BLOCK_RANGE} with --public)`, intIn(1, Number.MAX_SAFE_INTEGER, 'max block range'));
 }
 
 /**
@@ -105,13 +111,21 @@ export function addSharedFlags(cmd: Command): void {
  * options, the access log printing with `print` unless `silent`. Throws when the key file cannot be
  * read.
  */
-export function sharedStart(flags: SharedFlags, cmd: Command, print: (line: string) => void, silent: boolean): { shared: boolean; host?: string; transport: TransportOptions } {
+export function sharedStart(
+  flags: SharedFlags,
+  cmd: Command,
+  print: (line: string) => void,
+  silent: boolean,
+): { shared: boolean; host?: string; unlock?: boolean; allowCheats?: boolean; maxBlockRange?: number; transport: TransportOptions } {
   const shared = flags.public === true;
   const keys = flags.apiKey !== undefined || flags.apiKeys !== undefined ? allKeys(flags) : undefined;
   const format = flags.logFormat;
   return {
     shared,
     ...(shared && cmd.getOptionValueSource('host') !== 'cli' ? { host: '0.0.0.0' } : {}),
+    unlock: flags.unlock,
+    allowCheats: flags.allowCheats,
+    maxBlockRange: flags.maxBlockRange,
     transport: {
       rateLimit: flags.rateLimit,
       rateLimitIp: flags.rateLimitIp,

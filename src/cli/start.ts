@@ -9,11 +9,12 @@ import { applyState, type LoadResult } from '../chain/controls/stateFile.js';
 import type { BlockOrder } from '../chain/pool/txpool.js';
 import { Dispatcher, type CallObserver } from '../rpc/dispatch.js';
 import { createMethodTable } from '../rpc/methods/index.js';
+import { lockDown } from '../rpc/policy.js';
 import type { Artifacts } from '../artifacts/artifacts.js';
 import { explorerPages } from '../explorer/serve.js';
 import { Metrics } from '../server/metrics.js';
 import { startServer, type RpcServer } from '../server/server.js';
-import { chainGauges, chainHealth, transportSettings, type TransportOptions } from './transport.js';
+import { SHARED_MAX_BLOCK_RANGE, chainGauges, chainHealth, transportSettings, type TransportOptions } from './transport.js';
 import { VERSION } from './version.js';
 
 export interface StartOptions {
@@ -46,8 +47,14 @@ export interface StartOptions {
   explorer?: boolean;
   /** Contracts the explorer names and decodes. */
   artifacts?: Artifacts;
-  /** `--public`: a node several people and CI jobs share (listens on 0.0.0.0 unless `host` is given; limits on). */
+  /** `--public`: a node several people and CI jobs share (listens on 0.0.0.0 unless `host` is given; limits on; signing and test controls locked, see rpc/policy.ts). */
   shared?: boolean;
+  /** On a shared node: allow signing with the dev accounts and impersonation (--unlock). */
+  unlock?: boolean;
+  /** On a shared node: allow the test controls (--allow-cheats). */
+  allowCheats?: boolean;
+  /** Most blocks one eth_getLogs range may span (default: none; 10,000 on a shared node). */
+  maxBlockRange?: number;
   /** The transport's limits and access rules; unset fields take the mode's defaults (src/cli/transport.ts). */
   transport?: TransportOptions;
 }
@@ -70,6 +77,7 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
     throw err;
   });
   node.logs.maxResults = options.maxLogs;
+  node.logs.maxBlockRange = options.maxBlockRange ?? (options.shared ? SHARED_MAX_BLOCK_RANGE : undefined);
   if (options.maxTraceSteps !== undefined) node.maxTraceSteps = options.maxTraceSteps;
   if (options.filterTimeoutMs !== undefined) node.filters.timeoutMs = options.filterTimeoutMs;
   if (options.calls?.gasCap !== undefined) node.callBounds.gasCap = options.calls.gasCap;
@@ -90,8 +98,10 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
   const transport = transportSettings(options.shared === true, host, options.transport);
   const metrics = new Metrics();
   const observe = options.observe;
+  const table = createMethodTable(node, VERSION, options.clientVersion);
+  if (options.shared) lockDown(table, { unlock: options.unlock === true, allowCheats: options.allowCheats === true });
   const dispatcher = new Dispatcher(
-    createMethodTable(node, VERSION, options.clientVersion),
+    table,
     (method, error, ms) => {
       metrics.call(method, error?.code, ms);
       observe?.(method, error, ms);

@@ -50,6 +50,8 @@ export const SPEC_RATE_LIMITS = { ip: 100, ws: 100, key: 1_000 } as const;
 export const SHARED_MAX_BODY_BYTES = 5 * 1024 * 1024;
 export const SHARED_MAX_BATCH_RESPONSE_BYTES = 25_000_000;
 export const SHARED_MAX_CONNS_PER_IP = 50;
+/** geth-style providers' cap on the blocks one eth_getLogs range may span, on a shared node. */
+export const SHARED_MAX_BLOCK_RANGE = 10_000;
 
 type TransportServerOptions = Omit<ServerOptions, 'host' | 'port'>;
 

@@ -99,6 +99,14 @@ export class MethodTable {
     }
   }
 
+  /** Replace the definition each name answers with (aliases too, each by its own name); `undefined` keeps it. */
+  override(fn: (name: string, def: MethodDef) => MethodDef | undefined): void {
+    for (const [name, def] of this.byName) {
+      const next = fn(name, def);
+      if (next !== undefined) this.byName.set(name, next);
+    }
+  }
+
   get(name: string): MethodDef | undefined {
     return this.byName.get(name);
   }

@@ -75,6 +75,8 @@ export class LogIndex {
    * it the query fails with -32005.
    */
   maxResults: number | undefined;
+  /** Most blocks one eth_getLogs / eth_getFilterLogs range may span (--max-block-range); undefined = no cap. */
+  maxBlockRange: number | undefined;
 
   private readonly byAddress = new Map<string, Posting>();
   /** Per topic position (0..3; more are indexed too, a log may carry at most 4). */
@@ -103,7 +105,7 @@ export class LogIndex {
     return this.total;
   }
 
-  /** Resolve eth_getLogs' fromBlock/toBlock (default latest) against the head; -32602 on bad ranges. */
+  /** Resolve eth_getLogs' fromBlock/toBlock (default latest) against the head; -32602 on bad ranges, -32005 past `maxBlockRange`. */
   resolveRange(fromRef: BlockRef | undefined, toRef: BlockRef | undefined): [bigint, bigint] {
     const head = this.node.store.headNumber;
     const resolve = (ref: BlockRef | undefined): bigint => {
@@ -119,6 +121,10 @@ export class LogIndex {
     // Same checks, same order and same messages as geth.
     if (from > to) throw new ChainError('invalid block range params', undefined, -32602);
     if (to > head) throw new ChainError('block range extends beyond current head block', undefined, -32602);
+    const span = to - from + 1n;
+    if (this.maxBlockRange !== undefined && span > BigInt(this.maxBlockRange)) {
+      throw new ChainError(`block range too large: ${span} blocks (0x${from.toString(16)}-0x${to.toString(16)}), the limit is ${this.maxBlockRange} (--max-block-range); query a narrower range`, undefined, -32005);
+    }
     return [from, to];
   }
 

@@ -1,0 +1,66 @@
+/**
+ * What a shared node (`node-rpc dev --public`) refuses unless told otherwise: signing with the dev
+ * accounts' keys and impersonation (`--unlock`), and the test controls that change the chain at
+ * will (`--allow-cheats`). The service spec's node holds no sender key; a team's shared chain must
+ * not hand its prefunded accounts, or its history, to whoever reaches the port.
+ *
+ * The rule is by name so that a method added later is locked by default: every `anvil_`,
+ * `hardhat_` and `evm_` method is a cheat unless listed below as read-only. Refused methods answer
+ * -32000 naming the flag; `eth_accounts` answers `[]` (the node offers no accounts).
+ */
+import { serverError } from './errors.js';
+import { method, type MethodDef, type MethodTable } from './registry.js';
+
+export type Lock = 'signing' | 'cheat';
+
+/** Methods that sign with a dev account's key, or send as an account without its key. */
+export const SIGNING = new Set([
+  'eth_sendTransaction',
+  'eth_sendUnsignedTransaction',
+  'eth_sign',
+  'eth_signTransaction',
+  'eth_signTypedData',
+  'eth_signTypedData_v3',
+  'eth_signTypedData_v4',
+  'personal_sign',
+  'anvil_impersonateAccount',
+  'anvil_stopImpersonatingAccount',
+  'anvil_autoImpersonateAccount',
+  'hardhat_impersonateAccount',
+  'hardhat_stopImpersonatingAccount',
+  'hardhat_autoImpersonateAccount',
+]);
+
+/** Test-control namespaces' methods that only read: open on a shared node. */
+export const READ_ONLY_CONTROLS = new Set(['anvil_nodeInfo', 'anvil_metadata', 'hardhat_metadata', 'anvil_getAutomine', 'hardhat_getAutomine', 'anvil_getIntervalMining']);
+
+const CONTROL_NAMESPACES = /^(anvil|hardhat|evm)_/;
+
+/** How `name` is locked on a shared node; undefined when it is open. */
+export function lockOf(name: string): Lock | undefined {
+  if (SIGNING.has(name)) return 'signing';
+  if (CONTROL_NAMESPACES.test(name) && !READ_ONLY_CONTROLS.has(name)) return 'cheat';
+  return undefined;
+}
+
+export interface SharedPolicy {
+  /** --unlock: signing with the dev accounts and impersonation allowed. */
+  unlock: boolean;
+  /** --allow-cheats: test controls allowed. */
+  allowCheats: boolean;
+}
+
+/** Lock `table` down for a shared node: refused methods answer -32000 naming the flag that opens them. */
+export function lockDown(table: MethodTable, policy: SharedPolicy): void {
+  table.override((name, def): MethodDef | undefined => {
+    if (!policy.unlock && (name === 'eth_accounts' || name === 'eth_requestAccounts')) return method(name, [], () => []);
+    const lock = lockOf(name);
+    if (lock === 'signing' && !policy.unlock) return refused(def, `${name} is disabled on a shared node (it holds no sender key): sign transactions yourself and send them with eth_sendRawTransaction, or start the node with --unlock`);
+    if (lock === 'cheat' && !policy.allowCheats) return refused(def, `${name} is disabled on a shared node (test controls change the chain for everyone); start the node with --allow-cheats to allow them`);
+    return undefined;
+  });
+}
+
+function refused(def: MethodDef, message: string): MethodDef {
+  return { ...def, call: () => { throw serverError(message); } };
+}
