@@ -14,7 +14,7 @@ import type { Artifacts } from '../artifacts/artifacts.js';
 import { explorerPages } from '../explorer/serve.js';
 import { Metrics } from '../server/metrics.js';
 import { startServer, type RpcServer } from '../server/server.js';
-import { SHARED_MAX_BLOCK_RANGE, chainGauges, chainHealth, transportSettings, type TransportOptions } from './transport.js';
+import { SHARED_MAX_BLOCK_RANGE, SHARED_MAX_LOGS, chainGauges, chainHealth, transportSettings, type TransportOptions } from './transport.js';
 import { VERSION } from './version.js';
 
 export interface StartOptions {
@@ -76,7 +76,7 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
     fork?.close();
     throw err;
   });
-  node.logs.maxResults = options.maxLogs;
+  node.logs.maxResults = options.maxLogs ?? (options.shared ? SHARED_MAX_LOGS : undefined);
   node.logs.maxBlockRange = options.maxBlockRange ?? (options.shared ? SHARED_MAX_BLOCK_RANGE : undefined);
   if (options.maxTraceSteps !== undefined) node.maxTraceSteps = options.maxTraceSteps;
   if (options.filterTimeoutMs !== undefined) node.filters.timeoutMs = options.filterTimeoutMs;

@@ -52,6 +52,8 @@ export const SHARED_MAX_BATCH_RESPONSE_BYTES = 25_000_000;
 export const SHARED_MAX_CONNS_PER_IP = 50;
 /** geth-style providers' cap on the blocks one eth_getLogs range may span, on a shared node. */
 export const SHARED_MAX_BLOCK_RANGE = 10_000;
+/** Most logs one eth_getLogs may return on a shared node started without a --max-logs of its own. */
+export const SHARED_MAX_LOGS = 10_000;
 
 type TransportServerOptions = Omit<ServerOptions, 'host' | 'port'>;
 

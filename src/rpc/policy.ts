@@ -36,6 +36,13 @@ export const READ_ONLY_CONTROLS = new Set(['anvil_nodeInfo', 'anvil_metadata', '
 
 const CONTROL_NAMESPACES = /^(anvil|hardhat|evm)_/;
 
+/**
+ * Namespaces whose methods read (or, for eth_sendRawTransaction, take a transaction the client
+ * signed). A method of any other namespace must be classified here before it is served: the
+ * policy test fails on one that is neither signing, a control, nor in these namespaces.
+ */
+export const OPEN_NAMESPACES = new Set(['eth', 'net', 'web3', 'debug', 'trace', 'ots', 'txpool', 'rpc', 'erigon']);
+
 /** How `name` is locked on a shared node; undefined when it is open. */
 export function lockOf(name: string): Lock | undefined {
   if (SIGNING.has(name)) return 'signing';

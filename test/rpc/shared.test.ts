@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Wallet } from 'ethers';
 import { createMethodTable } from '../../src/rpc/methods/index.js';
-import { lockOf, READ_ONLY_CONTROLS, SIGNING } from '../../src/rpc/policy.js';
+import { lockOf, OPEN_NAMESPACES, READ_ONLY_CONTROLS, SIGNING } from '../../src/rpc/policy.js';
 import { VERSION } from '../../src/cli/version.js';
 import { startCli } from '../support/cli.js';
 import { ADDRS, KEYS, startTestNode, waitForReceipt, type TestNode } from '../support/node.js';
@@ -45,6 +45,11 @@ describe('shared node: the method policy', () => {
         const lock = lockOf(name);
         if (/^(anvil|hardhat|evm)_/.test(name)) assert.ok(lock !== undefined || READ_ONLY_CONTROLS.has(name), `${name} is locked or listed read-only`);
         if (/sign|impersonat|sendTransaction|sendUnsigned/i.test(name)) assert.equal(lock, 'signing', `${name} is a signing method`);
+        // Anything else is open only in a namespace known to read, and never under a name that writes.
+        if (lock === undefined && !READ_ONLY_CONTROLS.has(name)) {
+          assert.ok(OPEN_NAMESPACES.has(name.slice(0, name.indexOf('_'))), `${name}: a namespace the policy does not know (classify it in src/rpc/policy.ts)`);
+          assert.doesNotMatch(name, /_(set|reset|mine|revert|snapshot|load|drop|increase|remove|rollback|reorg|impersonate)/i, `${name} looks like it changes the chain`);
+        }
       }
       for (const name of SIGNING) assert.equal(lockOf(name), 'signing');
       for (const name of READ_ONLY_CONTROLS) assert.equal(lockOf(name), undefined);
