@@ -1,4 +1,5 @@
 /** Node configuration: every option the dev chain accepts, with anvil-compatible defaults. */
+import { DEFAULT_PATH } from './wallet/defaultKeys.js';
 export interface ChainConfig {
   chainId: bigint;
   accounts: number;
@@ -32,7 +33,7 @@ export function defaultConfig(overrides: Partial<ChainConfig> = {}): ChainConfig
     accounts: 10,
     balance: 10_000n * ETHER,
     mnemonic: DEFAULT_MNEMONIC,
-    derivationPath: "m/44'/60'/0'/0/",
+    derivationPath: DEFAULT_PATH,
     gasLimit: 30_000_000n,
     baseFee: GWEI,
     gasPriceFloor: 7n * GWEI,

@@ -117,7 +117,7 @@ export function nodeRpcSpec(): NodeSpec {
   const root = repoRoot();
   const bin = join(root, 'bin', 'node-rpc.js');
   if (!existsSync(join(root, 'dist', 'cli.js'))) {
-    throw new Error('node-rpc is not built (dist/cli.js missing): run `npm run build`');
+    throw new Error('node-rpc is not built (dist/cli.cjs missing): run `npm run build`');
   }
   return {
     label: 'node-rpc',

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { bytesToHex } from '@ethereumjs/util';
-import { deriveAccounts, mnemonicSeed } from '../../src/chain/wallet/accounts.js';
+import { deriveAccounts, deriveKeys, mnemonicSeed } from '../../src/chain/wallet/accounts.js';
+import { DEFAULT_KEYS, DEFAULT_PATH } from '../../src/chain/wallet/defaultKeys.js';
+import { DEFAULT_MNEMONIC } from '../../src/chain/config.js';
 import { ADDRS, KEYS } from '../support/node.js';
 
 test('the mnemonic seed is BIP-39\'s, with and without a passphrase, NFKD-normalized', () => {
@@ -23,4 +25,17 @@ test('the default mnemonic gives the well-known accounts', () => {
   const accounts = deriveAccounts('test test test test test test test test test test test junk', "m/44'/60'/0'/0/", 3);
   assert.deepEqual(accounts.map((a) => a.address.toString()), ADDRS.map((a) => a.toLowerCase()));
   assert.deepEqual(accounts.map((a) => bytesToHex(a.privateKey)), [...KEYS]);
+});
+
+test('the default mnemonic\'s key table is what derivation gives, and more accounts continue it', () => {
+  const derived = deriveKeys(DEFAULT_MNEMONIC, DEFAULT_PATH, 0, DEFAULT_KEYS.length + 2);
+  assert.deepEqual(
+    DEFAULT_KEYS.map(([address, key]) => [address, `0x${key}`]),
+    derived.slice(0, DEFAULT_KEYS.length).map((a) => [a.address.toString(), bytesToHex(a.privateKey)]),
+  );
+  const many = deriveAccounts(DEFAULT_MNEMONIC, DEFAULT_PATH, DEFAULT_KEYS.length + 2);
+  assert.deepEqual(many.map((a) => bytesToHex(a.privateKey)), derived.map((a) => bytesToHex(a.privateKey)));
+  // Another path or mnemonic is derived, not read from the table.
+  assert.notEqual(deriveAccounts(DEFAULT_MNEMONIC, "m/44'/60'/1'/0/", 1)[0]!.address.toString(), DEFAULT_KEYS[0]![0]);
+  assert.throws(() => deriveAccounts('test test test', DEFAULT_PATH, 1), /invalid mnemonic/);
 });

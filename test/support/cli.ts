@@ -22,8 +22,8 @@ export interface CliNode {
 }
 
 /** Start `node-rpc dev --port 0 ...args` and wait for the banner's URL. */
-export async function startCli(args: string[], timeoutMs = 15_000, options: { cwd?: string } = {}): Promise<CliNode> {
-  const proc = spawn(process.execPath, [BIN, 'dev', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd });
+export async function startCli(args: string[], timeoutMs = 15_000, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliNode> {
+  const proc = spawn(process.execPath, [BIN, 'dev', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd, env: options.env && { ...process.env, ...options.env } });
   let out = '';
   proc.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
   proc.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));

@@ -3,21 +3,31 @@ import { pbkdf2Sync } from 'node:crypto';
 import { HDKey } from '@scure/bip32';
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
-import { Address, publicToAddress } from '@ethereumjs/util';
+import { Address, hexToBytes, publicToAddress } from '@ethereumjs/util';
+import { DEFAULT_MNEMONIC } from '../config.js';
+import { DEFAULT_KEYS, DEFAULT_PATH } from './defaultKeys.js';
 
 export interface DevAccount {
   readonly address: Address;
   readonly privateKey: Uint8Array;
 }
 
+/** `count` accounts of `mnemonic` along `path` (the index appended); the default mnemonic's first 20 come from a table. */
 export function deriveAccounts(mnemonic: string, path: string, count: number): DevAccount[] {
+  const known = mnemonic === DEFAULT_MNEMONIC && path === DEFAULT_PATH ? Math.min(count, DEFAULT_KEYS.length) : 0;
+  const out = DEFAULT_KEYS.slice(0, known).map(([address, key]) => ({ address: new Address(hexToBytes(address as `0x${string}`)), privateKey: hexToBytes(`0x${key}`) }));
+  return known === count ? out : out.concat(deriveKeys(mnemonic, path, known, count - known));
+}
+
+/** Accounts `from` … `from + count - 1` of `mnemonic` along `path`, derived (BIP-39 seed, BIP-32). */
+export function deriveKeys(mnemonic: string, path: string, from: number, count: number): DevAccount[] {
   if (!validateMnemonic(mnemonic, wordlist)) throw new Error('invalid mnemonic');
   const root = HDKey.fromMasterSeed(mnemonicSeed(mnemonic));
   // Derive the common parent once; each account is then a single child step.
   const base = path.replace(/\/+$/, '');
   const parent = base === 'm' ? root : root.derive(base);
   const out: DevAccount[] = [];
-  for (let i = 0; i < count; i++) {
+  for (let i = from; i < from + count; i++) {
     const { privateKey, publicKey } = parent.deriveChild(i);
     if (!privateKey || !publicKey) throw new Error(`no key at ${base}/${i}`);
     out.push({ address: new Address(publicToAddress(publicKey, true)), privateKey });

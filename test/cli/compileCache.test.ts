@@ -1,0 +1,55 @@
+/** The launcher's V8 code cache for the bundle: written by a start without one, used by the next, rebuilt when unusable, off on request. */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { startCli } from '../support/cli.js';
+
+async function runOnce(env: NodeJS.ProcessEnv): Promise<void> {
+  const node = await startCli([], 15_000, { env });
+  try {
+    assert.equal(await node.rpc('eth_chainId'), '0x3d8');
+  } finally {
+    assert.equal(await node.stop(), 0);
+  }
+}
+
+const caches = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.v8'));
+
+test('a start without a cache writes one; the next start uses it as is', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'node-rpc-cc-'));
+  try {
+    await runOnce({ NODE_COMPILE_CACHE: dir });
+    const [file, ...more] = caches(dir);
+    assert.ok(file, 'a cache file was written');
+    assert.deepEqual(more, []);
+    const before = statSync(join(dir, file));
+    assert.ok(before.size > 100_000, `cache of ${before.size} bytes`);
+    await runOnce({ NODE_COMPILE_CACHE: dir });
+    assert.deepEqual(caches(dir), [file]);
+    assert.equal(statSync(join(dir, file)).mtimeMs, before.mtimeMs, 'an accepted cache is not rewritten');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an unusable cache is ignored and replaced; NODE_DISABLE_COMPILE_CACHE writes none', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'node-rpc-cc-'));
+  try {
+    await runOnce({ NODE_COMPILE_CACHE: dir });
+    const [file] = caches(dir);
+    writeFileSync(join(dir, file!), 'not a code cache');
+    await runOnce({ NODE_COMPILE_CACHE: dir });
+    assert.notEqual(readFileSync(join(dir, file!), 'utf8').slice(0, 16), 'not a code cache');
+    const off = mkdtempSync(join(tmpdir(), 'node-rpc-cc-'));
+    try {
+      await runOnce({ NODE_COMPILE_CACHE: off, NODE_DISABLE_COMPILE_CACHE: '1' });
+      assert.deepEqual(caches(off), []);
+    } finally {
+      rmSync(off, { recursive: true, force: true });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
