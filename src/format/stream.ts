@@ -36,5 +36,44 @@ function isStructLogResult(v: unknown): v is StructLogResult {
 export function traceJson(result: unknown): unknown {
   if (!isStructLogResult(result) || result.structLogs.length < STREAM_FROM) return result;
   const head = `{"gas":${result.gas},"failed":${result.failed},"returnValue":${JSON.stringify(result.returnValue)},"structLogs":[`;
-  return listParts(head, result.structLogs, (e) => JSON.stringify(e), ']}');
+  return listParts(head, result.structLogs as StructLogEntry[], structLogJson, ']}');
+}
+
+/** A struct-log entry as the struct logger writes it: geth's fields, in geth's order. */
+export interface StructLogEntry {
+  pc: number;
+  op: string;
+  gas: number;
+  gasCost: number;
+  depth: number;
+  error?: string;
+  stack?: string[];
+  returnData?: string;
+  memory?: string[];
+  storage?: Record<string, string>;
+  refund?: number;
+}
+
+/**
+ * The JSON text of one entry, written field by field: the same text as JSON.stringify gives for
+ * the struct logger's entries (test/trace/structLogJson.test.ts), in about half the time. Hex
+ * strings and opcode names need no escaping; the error text goes through JSON.stringify.
+ */
+export function structLogJson(e: StructLogEntry): string {
+  let s = `{"pc":${e.pc},"op":"${e.op}","gas":${e.gas},"gasCost":${e.gasCost},"depth":${e.depth}`;
+  if (e.error !== undefined) s += `,"error":${JSON.stringify(e.error)}`;
+  if (e.stack !== undefined) s += e.stack.length === 0 ? ',"stack":[]' : `,"stack":["${e.stack.join('","')}"]`;
+  if (e.returnData !== undefined) s += `,"returnData":"${e.returnData}"`;
+  if (e.memory !== undefined) s += e.memory.length === 0 ? ',"memory":[]' : `,"memory":["${e.memory.join('","')}"]`;
+  if (e.storage !== undefined) {
+    let first = true;
+    s += ',"storage":{';
+    for (const k in e.storage) {
+      s += `${first ? '' : ','}"${k}":"${e.storage[k]}"`;
+      first = false;
+    }
+    s += '}';
+  }
+  if (e.refund !== undefined) s += `,"refund":${e.refund}`;
+  return s + '}';
 }

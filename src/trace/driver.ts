@@ -130,6 +130,20 @@ export class TraceDriver {
     const onAfter = (res: EVMResult, resolve: () => void) => {
       this.guarded(resolve, () => this.afterMessage(res));
     };
+    // A long trace must not hold the event loop: every PACE_STEPS steps the EVM waits for a
+    // macrotask turn, so other requests are answered meanwhile. The waiting listener is attached
+    // only for that one step (the EVM awaits a promise per step for every two-argument listener).
+    let paced = 0;
+    const onPace = (_step: InterpreterStep, resolve: () => void) => {
+      this.emitter.removeListener('step', onPace);
+      setImmediate(resolve);
+    };
+    const pace = () => {
+      if (++paced === PACE_STEPS) {
+        paced = 0;
+        this.emitter.on('step', onPace);
+      }
+    };
     const onStepSync = (step: InterpreterStep) => {
       if (this.abortError !== undefined) throw this.abortError;
       try {
@@ -139,25 +153,17 @@ export class TraceDriver {
         this.abortError = err;
         throw err;
       }
+      pace();
     };
     const onStepAsync = (step: InterpreterStep, resolve: () => void) => {
       this.guarded(resolve, () => this.step(step));
+      pace();
     };
     const onStep = this.tracer.asyncSteps ? onStepAsync : onStepSync;
-    // A long trace must not hold the event loop: every few thousand steps the EVM waits for a
-    // macrotask turn, so other requests are answered meanwhile.
-    let paced = 0;
-    const onPace = (_step: InterpreterStep, resolve: () => void) => {
-      if (++paced % PACE_STEPS === 0) setImmediate(resolve);
-      else resolve();
-    };
     this.emitter.on('beforeMessage', onBefore);
     this.emitter.on('afterMessage', onAfter);
     const steps = this.tracer.ignoresSteps !== true;
-    if (steps) {
-      this.emitter.on('step', onStep);
-      this.emitter.on('step', onPace);
-    }
+    if (steps) this.emitter.on('step', onStep);
     try {
       const out = await body();
       if (this.abortError !== undefined) throw this.abortError;

@@ -37,6 +37,9 @@ export class StructLogger implements Tracer {
   /** Storage slots seen so far, per contract (geth keeps them for the whole transaction). */
   private readonly storage = new Map<string, Map<string, string>>();
   private pendingSload: PendingSload | undefined;
+  /** The previous step's stack and its text, for words that did not change. */
+  private lastWords: readonly bigint[] = [];
+  private lastHex: string[] = [];
   private lastEntryStep: StepView | undefined;
   private gasUsed = 0n;
   private top: FrameResult | undefined;
@@ -67,8 +70,17 @@ export class StructLogger implements Tracer {
     const entry: Entry = { pc: step.pc, op: opName(code), gas: Number(step.gasLeft), gasCost: Number(cost), depth: frame.depth };
     const stack = step.stack;
     if (!opts.disableStack) {
+      // Most steps change only the top of the stack: words equal to the previous step's at the
+      // same position reuse its text.
       const out = new Array<string>(stack.length);
-      for (let i = 0; i < stack.length; i++) out[i] = '0x' + stack[i].toString(16);
+      const lastWords = this.lastWords;
+      const lastHex = this.lastHex;
+      for (let i = 0; i < stack.length; i++) {
+        const w = stack[i];
+        out[i] = i < lastWords.length && lastWords[i] === w ? lastHex[i] : '0x' + w.toString(16);
+      }
+      this.lastWords = stack;
+      this.lastHex = out;
       entry.stack = out;
     }
     if (opts.enableReturnData && frame.returnData.length > 0) entry.returnData = hexBytes(frame.returnData);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { createAddressFromString, createContractAddress, hexToBytes } from '@ethereumjs/util';
 import { ChainError } from '../../src/chain/errors.js';
 import { unpackRevert } from '../../src/trace/index.js';
+import { structLogJson, type StructLogEntry } from '../../src/format/stream.js';
 import { SENDER, TestChain, artifact, encodeCall, json } from './helpers.js';
 
 const callee = artifact('Callee');
@@ -163,4 +164,19 @@ test('unpackRevert decodes Error(string) and Panic(uint256) like geth', () => {
   assert.equal(unpackRevert(panic(0x99)), 'unknown panic code: 0x99');
   assert.equal(unpackRevert(hexToBytes('0x08c379a0')), undefined);
   assert.equal(unpackRevert(hexToBytes('0xdeadbeef')), undefined);
+});
+
+test('struct logs are written field by field exactly as JSON.stringify writes them', async () => {
+  const chain = await deployed();
+  const burn = chain.tx({ to: CALLER, data: encodeCall(sel('tryBurn(address)'), CALLEE) });
+  const burnt = await chain.traceAndSend(burn, [{ enableMemory: true, enableReturnData: true }]);
+  const store = chain.tx({ to: CALLER, data: encodeCall(sel('callStore(address,uint256)'), CALLEE, 0n) });
+  const stored = await chain.traceAndSend(store, [{ enableMemory: true, enableReturnData: true }, { disableStack: true }]);
+  const entries = [...burnt.results, ...stored.results].flatMap((r) => (r as { structLogs: StructLogEntry[] }).structLogs);
+  // A made-up entry with every optional field, including text that needs escaping.
+  entries.push({ pc: 1, op: 'SSTORE', gas: 2, gasCost: 3, depth: 4, error: 'bad "quote"\n', stack: [], returnData: '0x', memory: [], storage: {}, refund: 4800 });
+  for (const field of ['error', 'stack', 'returnData', 'memory', 'storage']) {
+    assert.ok(entries.slice(0, -1).some((e) => (e as unknown as Record<string, unknown>)[field] !== undefined), `a traced entry has ${field}`);
+  }
+  for (const e of entries) assert.equal(structLogJson(e), JSON.stringify(e));
 });
