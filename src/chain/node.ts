@@ -22,6 +22,10 @@ import { simulate, type SimBlock, type SimBlockSpec, type SimOptions } from './e
 import { DEFAULT_TIP, type ChainConfig } from './config.js';
 import { ChainError } from './errors.js';
 import * as exec from './exec/call.js';
+import { leanIntrinsicGas } from './exec/lean.js';
+import { headerOf } from './exec/offload/header.js';
+import type { CallWorkers } from './exec/offload/pool.js';
+import { RecordedMap } from './exec/offload/replica.js';
 import { DEFAULT_CALL_TIMEOUT_MS, capGas, gasCapAt, withTimeout, type CallBounds } from './exec/bounds.js';
 import { feeHistory, type FeeHistory } from './fees.js';
 import { FilterRegistry } from './logs/filters.js';
@@ -82,6 +86,10 @@ export class DevNode implements ChainFeed, NodeParts {
   readonly preimages: Preimages;
   /** The live state's account trie (the state manager's own), for state dumps. */
   readonly stateTrie: MerklePatriciaTrie;
+  /** The state trie's node store, logged for call workers while they run. */
+  readonly trieNodes: RecordedMap;
+  /** eth_call on worker threads (--call-workers); undefined: calls run on this thread only. */
+  callWorkers: CallWorkers | undefined;
   /** The fork this chain runs on, if any (shared with the state manager and the EVM's history). */
   readonly forkLink: ForkLink;
   /** The block settings the node started with (reset returns to them). */
@@ -103,8 +111,9 @@ export class DevNode implements ChainFeed, NodeParts {
     public vm: VM,
     /** The live state: the head's, plus edits made since it was mined. */
     readonly state: MerkleStateManager,
-    parts: { store: BlockStore; preimages: Preimages; stateTrie: MerklePatriciaTrie; forkLink: ForkLink },
+    parts: { store: BlockStore; preimages: Preimages; stateTrie: MerklePatriciaTrie; trieNodes: RecordedMap; forkLink: ForkLink },
   ) {
+    this.trieNodes = parts.trieNodes;
     this.store = parts.store;
     this.preimages = parts.preimages;
     this.stateTrie = parts.stateTrie;
@@ -132,8 +141,9 @@ export class DevNode implements ChainFeed, NodeParts {
       putBlock: async () => {},
       shallowCopy: () => history,
     };
-    const { preimages, stateTrie, state, vm } = await createEngine(common, history, link);
-    const node = new DevNode(config, common, accounts, vm, state, { store, preimages, stateTrie, forkLink: link });
+    const trieNodes = new RecordedMap();
+    const { preimages, stateTrie, state, vm } = await createEngine(common, history, { link, nodes: trieNodes });
+    const node = new DevNode(config, common, accounts, vm, state, { store, preimages, stateTrie, trieNodes, forkLink: link });
     await node.genesis(fork);
     return node;
   }
@@ -324,6 +334,10 @@ export class DevNode implements ChainFeed, NodeParts {
   // ---------------------------------------------------------------- execution
 
   async call(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<Uint8Array> {
+    if (overrides === undefined && this.callWorkers !== undefined && this.forkLink.fork === undefined) {
+      const out = await this.callOnWorker(this.callWorkers, req, ref);
+      if (out !== undefined) return out;
+    }
     return this.withVm(ref, (vm, at) =>
       withTimeout(vm.evm, this.callBounds.timeoutMs, () => exec.call(vm, this.callBlock(at.block, req), this.capped(req, at.block), overrides)),
     );
@@ -349,6 +363,43 @@ export class DevNode implements ChainFeed, NodeParts {
   async simulate(specs: SimBlockSpec[], opts: SimOptions, ref: BlockRef): Promise<SimBlock[]> {
     const { vm, at } = await this.vmFor(ref);
     return withTimeout(vm.evm, this.callBounds.timeoutMs, () => simulate(vm, at.block, specs, opts));
+  }
+
+  /**
+   * eth_call of a plain call on a call worker, at the state root this thread resolves for `ref`
+   * (for the head, the live state, edits since it was mined included); undefined when the call is
+   * not one a worker takes, no worker is ready, or the worker handed it back.
+   */
+  private async callOnWorker(workers: CallWorkers, req: TxRequest, ref: BlockRef): Promise<Uint8Array | undefined> {
+    const at = this.requireBlock(ref);
+    const capped = this.capped(req, at.block);
+    const gas = capped.gas ?? at.block.header.gasLimit;
+    if (capped.to === undefined || leanIntrinsicGas(this.common, { ...capped, gas }) === undefined || !workers.available()) return undefined;
+    const root = at === this.store.head ? await this.lock.run(async () => (at === this.store.head ? this.state.getStateRoot() : undefined)) : this.stateRootOf(at);
+    if (root === undefined) return undefined;
+    const { id: headerId, bytes: header } = headerOf(this.callBlock(at.block, req));
+    const reply = await workers.run({
+      chainId: this.config.chainId,
+      hardfork: this.config.hardfork,
+      root,
+      headerId,
+      header,
+      to: capped.to.bytes,
+      from: (capped.from ?? exec.ZERO_ADDRESS).bytes,
+      data: capped.data ?? new Uint8Array(),
+      gas,
+      timeoutMs: this.callBounds.timeoutMs,
+    });
+    switch (reply?.kind) {
+      case 'ok':
+        return reply.data;
+      case 'failed':
+        throw exec.executionError(reply.error, reply.data);
+      case 'error':
+        throw new ChainError(reply.message, undefined, reply.code);
+      default:
+        return undefined;
+    }
   }
 
   /** `req` as a call at `block` runs it: its gas (the block's gas limit when it names none) within the RPC gas cap. */
@@ -418,6 +469,7 @@ export class DevNode implements ChainFeed, NodeParts {
 
   /** Stop timers (interval mining); the node is unusable afterwards. */
   close(): void {
+    this.callWorkers?.stop();
     this.store.close();
     this.forkLink.fork?.close();
     this.miner.setIntervalMining(0);

@@ -1,4 +1,5 @@
 /** `node-rpc dev`: boot the chain, serve it, log requests and blocks, shut down cleanly. */
+import { availableParallelism } from 'node:os';
 import { existsSync } from 'node:fs';
 import chalk from 'chalk';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -52,6 +53,7 @@ interface DevFlags {
   clientVersion?: string;
   rpcGasCap?: bigint;
   callTimeout: number;
+  callWorkers: number;
 }
 
 /** Seconds, fractions allowed (--block-time 0.5). */
@@ -94,6 +96,7 @@ export function devCommand(program: Command): void {
     .option('--max-logs <n>', 'most logs one eth_getLogs / eth_getFilterLogs may return; more is error -32005 naming a narrower range that fits', intIn(1, Number.MAX_SAFE_INTEGER, 'max logs'), DEFAULT_MAX_LOGS)
     .option('--max-trace-steps <n>', 'most struct-log steps one debug_trace* may record (bounds its memory); more is error -32005 (0 = no cap)', intIn(0, Number.MAX_SAFE_INTEGER, 'max trace steps'), DEFAULT_MAX_TRACE_STEPS)
     .option('--rpc-gas-cap <gas>', 'most gas one eth_call / eth_estimateGas / eth_createAccessList / debug_traceCall may use; more is lowered to it (default: 50000000 or the block gas limit, whichever is larger)', bigUint('rpc gas cap', 21_000n))
+    .option('--call-workers <n>', 'worker threads that run eth_call beside the main thread (0 = none; default: cores - 1, at most 4)', intIn(0, 64, 'call workers'), DEFAULT_CALL_WORKERS)
     .option('--call-timeout <ms>', 'wall-clock limit of one eth_call / eth_estimateGas / eth_createAccessList / eth_simulateV1, in milliseconds; past it the call fails with "execution aborted (timeout = 5s)" (0 = no limit)', intIn(0, 3_600_000, 'call timeout'), 5_000)
     .option('--filter-timeout <seconds>', 'polling filters not polled for this long expire', intIn(1, 86_400 * 365, 'filter timeout'), 300)
     .option('-b, --block-time <seconds>', 'mine a block every <seconds> (fractions allowed) instead of on every transaction', seconds)
@@ -169,6 +172,7 @@ export function devCommand(program: Command): void {
           maxTraceSteps: flags.maxTraceSteps === 0 ? Number.POSITIVE_INFINITY : flags.maxTraceSteps,
           filterTimeoutMs: flags.filterTimeout * 1000,
           calls: { gasCap: flags.rpcGasCap, timeoutMs: flags.callTimeout },
+          callWorkers: flags.callWorkers,
           mining: {
             auto: flags.mining && flags.blockTime === undefined,
             intervalMs: flags.mining && flags.blockTime !== undefined ? Math.max(1, Math.round(flags.blockTime * 1000)) : undefined,
@@ -265,3 +269,6 @@ export function devCommand(program: Command): void {
     });
   addSharedFlags(dev);
 }
+
+/** Call workers by default: one per core beside the main thread's, at most 4. */
+const DEFAULT_CALL_WORKERS = Math.min(4, Math.max(0, availableParallelism() - 1));

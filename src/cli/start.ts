@@ -1,4 +1,5 @@
 /** Boot a dev node and serve it: used by `node-rpc dev` and by the tests. */
+import { CallWorkers } from '../chain/exec/offload/pool.js';
 import type { ChainConfig } from '../chain/config.js';
 import { defaultConfig } from '../chain/config.js';
 import { Fork, type ForkOptions } from '../chain/fork/fork.js';
@@ -28,6 +29,8 @@ export interface StartOptions {
   maxTraceSteps?: number;
   /** Gas cap and wall-clock limit of eth_call and the like (default: max(50M, block gas limit) and 5 s). */
   calls?: Partial<CallBounds>;
+  /** eth_call worker threads (0 or absent: calls run on the main thread). */
+  callWorkers?: number;
   /** Polling filters not polled for this long expire (default 5 minutes). */
   filterTimeoutMs?: number;
   /** Mining mode: automine (default on), interval in ms (off by default), block order. */
@@ -82,6 +85,7 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
   if (options.filterTimeoutMs !== undefined) node.filters.timeoutMs = options.filterTimeoutMs;
   if (options.calls?.gasCap !== undefined) node.callBounds.gasCap = options.calls.gasCap;
   if (options.calls?.timeoutMs !== undefined) node.callBounds.timeoutMs = options.calls.timeoutMs;
+  if (options.callWorkers) node.callWorkers = new CallWorkers(node.trieNodes, options.callWorkers, () => ({ chainId: node.config.chainId, hardfork: node.config.hardfork }));
   let loaded: LoadResult | undefined;
   if (options.loadState !== undefined) {
     try {

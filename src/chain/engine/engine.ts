@@ -8,6 +8,7 @@ import type { Common } from '@ethereumjs/common';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { CacheType, Caches } from '@ethereumjs/statemanager';
+import { MapDB } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { ForkLink, NodeStateManager } from '../fork/state.js';
 import { installFastLoop } from './loop/install.js';
@@ -21,21 +22,35 @@ export interface Engine {
   vm: VM;
 }
 
-/** A fresh engine with an empty state; `history` answers BLOCKHASH, `link` the fork (if any). */
-export async function createEngine(common: Common, history: EVMMockBlockchainInterface, link = new ForkLink()): Promise<Engine> {
+/** Where an engine keeps its state, and how much of it stays decoded. */
+export interface EngineOptions {
+  /** The fork read-through (default: none). */
+  link?: ForkLink;
+  /** The trie's nodes and code (default: an empty store; a replica's copy in a call worker). */
+  nodes?: Map<string, string | Uint8Array>;
+  /**
+   * Accounts in each of the account and storage caches (default 100,000; code: a tenth), or
+   * `unbounded` for caches that never evict (the cache must hold every entry a run modifies: an
+   * evicted one loses its write).
+   */
+  cacheSize?: number | 'unbounded';
+}
+
+/** A fresh engine; `history` answers BLOCKHASH. */
+export async function createEngine(common: Common, history: EVMMockBlockchainInterface, options: EngineOptions = {}): Promise<Engine> {
+  const { link = new ForkLink(), nodes = new Map(), cacheSize = 100_000 } = options;
   const preimages = new Preimages();
   // No `common` here: the trie would take the Common's keccak over `preimages.hash` and forget the
   // preimages a state dump needs (both are the same WebAssembly keccak).
-  const stateTrie = new MerklePatriciaTrie({ useKeyHashing: true, useKeyHashingFunction: preimages.hash, cacheSize: 50_000 });
+  const stateTrie = new MerklePatriciaTrie({ db: new MapDB<string, string | Uint8Array>(nodes), useKeyHashing: true, useKeyHashingFunction: preimages.hash, cacheSize: 50_000 });
   // Account/code/storage caches (off by default in ethereumjs) keep the live state warm; the trie
   // node cache avoids re-decoding hot branches. Reads go through to the fork upstream while there
   // is a fork; otherwise this is the plain Merkle state.
-  const state = new NodeStateManager({
-    link,
-    common,
-    caches: new Caches({ account: { type: CacheType.LRU, size: 100_000 }, storage: { type: CacheType.LRU, size: 100_000 }, code: { type: CacheType.LRU, size: 10_000 } }),
-    trie: stateTrie,
-  });
+  const caches =
+    cacheSize === 'unbounded'
+      ? new Caches({ account: { type: CacheType.ORDERED_MAP }, storage: { type: CacheType.ORDERED_MAP }, code: { type: CacheType.ORDERED_MAP } })
+      : new Caches({ account: { type: CacheType.LRU, size: cacheSize }, storage: { type: CacheType.LRU, size: cacheSize }, code: { type: CacheType.LRU, size: Math.max(1, Math.floor(cacheSize / 10)) } });
+  const state = new NodeStateManager({ link, common, caches, trie: stateTrie });
   await installFastLoop();
   const vm = await createVM({ common, stateManager: state, blockchain: history, setHardfork: false });
   return { common, preimages, stateTrie, state, vm };

@@ -63,17 +63,27 @@ export function leanMinimumGas(rules: Pick<LeanRules, 'txGas' | 'dataZero' | 'da
 }
 
 /**
+ * The intrinsic gas of `req` (its gas filled in) when it is a call the lean path takes under
+ * `common`'s rules; undefined when it must go through runTx.
+ */
+export function leanIntrinsicGas(common: VM['common'], req: TxRequest & { gas: bigint }): bigint | undefined {
+  if (req.to === undefined || (req.value ?? 0n) !== 0n || (req.gasPrice ?? req.maxFeePerGas ?? 0n) !== 0n) return undefined;
+  if (req.accessList !== undefined || req.authorizationList !== undefined || req.blobVersionedHashes !== undefined) return undefined;
+  const rules = leanRules(common);
+  if (rules === null) return undefined;
+  const { intrinsic, minimum } = leanMinimumGas(rules, req.data ?? new Uint8Array());
+  return req.gas < minimum ? undefined : intrinsic;
+}
+
+/**
  * Run `req` (with its gas filled in) at `block` the lean way, discarding every effect; undefined
  * when the request is not one the lean path takes (the caller then runs it through runTx).
  */
 export async function leanCall(vm: VM, block: Block, req: TxRequest & { gas: bigint }, from: Address): Promise<EVMResult | undefined> {
-  if (req.to === undefined || (req.value ?? 0n) !== 0n || (req.gasPrice ?? req.maxFeePerGas ?? 0n) !== 0n) return undefined;
-  if (req.accessList !== undefined || req.authorizationList !== undefined || req.blobVersionedHashes !== undefined) return undefined;
-  const rules = leanRules(vm.common);
-  if (rules === null) return undefined;
+  const intrinsic = leanIntrinsicGas(vm.common, req);
+  if (intrinsic === undefined || req.to === undefined) return undefined;
+  const rules = leanRules(vm.common)!;
   const data = req.data ?? new Uint8Array();
-  const { intrinsic, minimum } = leanMinimumGas(rules, data);
-  if (req.gas < minimum) return undefined;
   const evm = vm.evm;
   const journal = evm.journal;
   // As runDiscarded: the checkpoint first, so nothing the cleanup does (EIP-161) outlives the call.

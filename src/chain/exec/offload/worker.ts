@@ -1,0 +1,115 @@
+/**
+ * A call worker: a replica of the node's trie node store and an engine built exactly as the
+ * node's (src/chain/engine/engine.ts), answering eth_call at any state root it holds through the
+ * same lean path (../lean.ts) and bounds (../bounds.ts) the node uses.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { createBlock, createBlockHeaderFromRLP, type Block } from '@ethereumjs/block';
+import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
+import { Address, equalsBytes } from '@ethereumjs/util';
+import type { VM } from '@ethereumjs/vm';
+import { ChainError } from '../../errors.js';
+import { makeCommon } from '../../engine/common.js';
+import { createEngine } from '../../engine/engine.js';
+import { readyKeccak } from '../../engine/keccak.js';
+import { withTimeout } from '../bounds.js';
+import { leanCall } from '../lean.js';
+import type { CallJob, CallReply, FromWorker, ToWorker, WorkerInit } from './protocol.js';
+import { applyWrites, type StoreValue } from './replica.js';
+
+/** BLOCKHASH needs the node's block store: such a call goes back to the node. */
+class NeedsNode extends Error {}
+
+const history: EVMMockBlockchainInterface = {
+  getBlock: async () => {
+    throw new NeedsNode('BLOCKHASH');
+  },
+  putBlock: async () => {},
+  shallowCopy: () => history,
+};
+
+const port = parentPort!;
+const init = workerData as WorkerInit;
+const nodes = new Map<string, StoreValue>();
+applyWrites(nodes, init.nodes);
+
+let engine: { key: string; vm: VM; root: Uint8Array | undefined } | undefined;
+const headers = new Map<number, Block>();
+// A worker that cannot build its engine fails as a whole (the node then keeps calls to itself).
+let queue: Promise<unknown> = readyKeccak()
+  .then(() => build(init.chainId, init.hardfork))
+  .then(
+    () => port.postMessage({ kind: 'ready' } satisfies FromWorker),
+    (err: unknown) =>
+      setImmediate(() => {
+        throw err;
+      }),
+  );
+
+async function build(chainId: bigint, hardfork: CallJob['hardfork']): Promise<NonNullable<typeof engine>> {
+  const key = `${chainId}/${hardfork}`;
+  if (engine === undefined || engine.key !== key) {
+    const { vm } = await createEngine(makeCommon(chainId, hardfork), history, {
+      nodes,
+      // Caches hold one state root's reads and are emptied at every new root. An LRU cache would
+      // empty itself (at a cost in proportion to its capacity) every time a call's last entry is
+      // reverted; ordered maps do not, and never evict.
+      cacheSize: 'unbounded',
+    });
+    engine = { key, vm, root: undefined };
+    headers.clear();
+  }
+  return engine;
+}
+
+async function vmFor(job: CallJob): Promise<VM> {
+  const e = await build(job.chainId, job.hardfork);
+  if (e.root === undefined || !equalsBytes(e.root, job.root)) {
+    // A new root: the state caches start empty (setStateRoot clears them).
+    e.root = undefined;
+    await e.vm.stateManager.setStateRoot(job.root);
+    e.root = job.root;
+  }
+  return e.vm;
+}
+
+function blockOf(job: CallJob, vm: VM): Block {
+  let block = headers.get(job.headerId);
+  if (block === undefined) {
+    const header = createBlockHeaderFromRLP(job.header, { common: vm.common, skipConsensusFormatValidation: true });
+    block = createBlock({ header }, { common: vm.common, skipConsensusFormatValidation: true });
+    if (headers.size >= 8) headers.delete(headers.keys().next().value!);
+    headers.set(job.headerId, block);
+  }
+  return block;
+}
+
+async function run(job: CallJob): Promise<CallReply> {
+  const id = job.id;
+  try {
+    const vm = await vmFor(job);
+    const block = blockOf(job, vm);
+    const req = { to: new Address(job.to), from: new Address(job.from), data: job.data, gas: job.gas };
+    const result = await withTimeout(vm.evm, job.timeoutMs, () => leanCall(vm, block, req, req.from));
+    if (result === undefined) return { id, kind: 'fallback', reason: 'not a lean call' };
+    const { exceptionError, returnValue } = result.execResult;
+    // A view into the EVM's memory would be cloned with all of it.
+    const data = returnValue.byteLength === returnValue.buffer.byteLength ? returnValue : returnValue.slice();
+    return exceptionError ? { id, kind: 'failed', error: exceptionError.error, data } : { id, kind: 'ok', data };
+  } catch (err) {
+    if (err instanceof ChainError) return { id, kind: 'error', message: err.message, code: err.code };
+    // The engine may be mid-call after an unexpected throw: start over with a fresh one.
+    engine = undefined;
+    return { id, kind: 'fallback', reason: err instanceof Error ? `${err.constructor.name}: ${err.message}` : String(err) };
+  }
+}
+
+port.on('message', (m: ToWorker) => {
+  if (m.kind === 'nodes') {
+    // Entries are keyed by hash and never change: adding them under a running call is safe.
+    applyWrites(nodes, m.nodes);
+    return;
+  }
+  // One call at a time on the engine, in arrival order.
+  queue = queue.then(() => run(m)).then((reply) => port.postMessage(reply satisfies FromWorker));
+});

@@ -1,0 +1,133 @@
+/**
+ * eth_call on worker threads (--call-workers): every answer equals the main thread's for the same
+ * request at the same block — return data, reverts with their data, EVM errors, the gas seen
+ * inside, the block environment, edits made by test controls since the last block, older blocks,
+ * the timeout — and BLOCKHASH, which needs the block store, goes back to the main thread.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { CallWorkers } from '../../src/chain/exec/offload/pool.js';
+import type { CallReply } from '../../src/chain/exec/offload/protocol.js';
+import { ADDRS, RpcCallError, startTestNode, type TestNode } from '../support/node.js';
+
+const at = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
+const PROGRAMS: Record<string, string> = {
+  // GAS PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
+  gasLeft: '0x5a60005260206000f3',
+  // NUMBER, TIMESTAMP, COINBASE, BASEFEE, CHAINID, CALLER, ORIGIN, SELFBALANCE as eight words
+  env: '0x43600052426020524160405248606052466080523360a0523260c0524760e0526101006000f3',
+  // PUSH1 0 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
+  slot0: '0x60005460005260206000f3',
+  // PUSH4 deadbeef PUSH1 0 MSTORE PUSH1 4 PUSH1 28 REVERT
+  revert: '0x63deadbeef6000526004601cfd',
+  invalid: '0xfe',
+  // PUSH20 ADDRS[1] BALANCE PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
+  balance: `0x73${ADDRS[1]!.slice(2).toLowerCase()}3160005260206000f3`,
+  // PUSH1 7 PUSH1 1 SSTORE PUSH1 1 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN (the write is discarded)
+  writeRead: '0x600760015560015460005260206000f3',
+  // JUMPDEST PUSH1 0 JUMP
+  loop: '0x5b600056',
+  // PUSH1 0 BLOCKHASH PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
+  blockHash: '0x60004060005260206000f3',
+};
+const ADDRESS = Object.fromEntries(Object.keys(PROGRAMS).map((name, i) => [name, at(0xc0de00 + i)]));
+
+describe('calls on a worker thread', () => {
+  let node: TestNode;
+  let workers: CallWorkers;
+  const replies: CallReply['kind'][] = [];
+
+  before(async () => {
+    node = await startTestNode({ callWorkers: 1, calls: { timeoutMs: 300, gasCap: 10n ** 12n } });
+    workers = node.node.callWorkers!;
+    const run = workers.run.bind(workers);
+    workers.run = (job) => {
+      const p = run(job);
+      void p?.then((r) => replies.push(r.kind));
+      return p;
+    };
+    for (const [name, code] of Object.entries(PROGRAMS)) await node.rpc('anvil_setCode', [ADDRESS[name], code]);
+    await node.rpc('anvil_setStorageAt', [ADDRESS.slot0, '0x0', `0x${'2a'.padStart(64, '0')}`]);
+    await node.rpc('anvil_setBalance', [ADDRS[1], '0x1234']);
+    await node.rpc('evm_mine');
+    for (let i = 0; i < 100 && !workers.available(); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(workers.available(), 'the worker started');
+  });
+  after(() => node.close());
+
+  /** The answer (result, or error code, message and data) of eth_call, as JSON text. */
+  async function answer(params: unknown[]): Promise<string> {
+    try {
+      return JSON.stringify({ result: await node.rpc('eth_call', params) });
+    } catch (err) {
+      if (!(err instanceof RpcCallError)) throw err;
+      return JSON.stringify({ code: err.code, message: err.message, data: err.data });
+    }
+  }
+
+  /** The answer through the worker and through the main thread; the worker's kind of reply. */
+  async function both(params: unknown[]): Promise<{ worker: string; main: string; kind: CallReply['kind'] | undefined }> {
+    const before = replies.length;
+    const worker = await answer(params);
+    const kind = replies[before];
+    node.node.callWorkers = undefined;
+    try {
+      return { worker, main: await answer(params), kind };
+    } finally {
+      node.node.callWorkers = workers;
+    }
+  }
+
+  test('every program answers the same at the head, from any sender, with any gas', async () => {
+    for (const name of ['gasLeft', 'env', 'slot0', 'revert', 'invalid', 'balance', 'writeRead']) {
+      for (const extra of [{}, { from: ADDRS[2] }, { gas: '0x5400' }, { gas: '0x186a0', data: '0x00ff00ff' }]) {
+        const { worker, main, kind } = await both([{ to: ADDRESS[name], ...extra }, 'latest']);
+        assert.equal(worker, main, `${name} ${JSON.stringify(extra)}`);
+        assert.ok(kind === 'ok' || kind === 'failed', `${name} ${JSON.stringify(extra)} answered by the worker (${kind})`);
+      }
+    }
+    const reverted = JSON.parse((await both([{ to: ADDRESS.revert }, 'latest'])).worker);
+    assert.match(reverted.message, /^execution reverted/);
+    assert.equal(reverted.data, '0xdeadbeef');
+  });
+
+  test('edits since the last block are seen, older blocks read their own state', async () => {
+    await node.rpc('anvil_setStorageAt', [ADDRESS.slot0, '0x0', `0x${'63'.padStart(64, '0')}`]);
+    const head = await both([{ to: ADDRESS.slot0 }, 'latest']);
+    assert.equal(head.worker, head.main);
+    assert.equal(JSON.parse(head.worker).result, `0x${'63'.padStart(64, '0')}`);
+    await node.rpc('evm_mine');
+    await node.rpc('anvil_setStorageAt', [ADDRESS.slot0, '0x0', `0x${'64'.padStart(64, '0')}`]);
+    await node.rpc('evm_mine');
+    for (const block of ['0x0', '0x1', '0x2', '0x3', 'latest']) {
+      const r = await both([{ to: ADDRESS.slot0 }, block]);
+      assert.equal(r.worker, r.main, block);
+      assert.equal(r.kind, 'ok', block);
+    }
+    // A test control's edit at head N is part of block N's history.
+    assert.equal(JSON.parse((await both([{ to: ADDRESS.slot0 }, '0x0'])).worker).result, `0x${'2a'.padStart(64, '0')}`);
+    assert.equal(JSON.parse((await both([{ to: ADDRESS.slot0 }, '0x1'])).worker).result, `0x${'63'.padStart(64, '0')}`);
+    assert.equal(JSON.parse((await both([{ to: ADDRESS.slot0 }, '0x2'])).worker).result, `0x${'64'.padStart(64, '0')}`);
+  });
+
+  test('BLOCKHASH goes back to the main thread; the timeout answers the same', async () => {
+    const hash = await both([{ to: ADDRESS.blockHash }, 'latest']);
+    assert.equal(hash.kind, 'fallback');
+    assert.equal(hash.worker, hash.main);
+    assert.equal(JSON.parse(hash.worker).result, (await node.rpc('eth_getBlockByNumber', ['0x0', false])).hash);
+    const loop = await both([{ to: ADDRESS.loop, gas: '0xe8d4a51000' }, 'latest']);
+    assert.equal(loop.kind, 'error');
+    assert.equal(loop.worker, loop.main);
+    assert.match(JSON.parse(loop.worker).message, /execution aborted \(timeout = 300ms\)/);
+    // Out of gas inside the loop: an EVM failure, answered by the worker.
+    const oog = await both([{ to: ADDRESS.loop, gas: '0x5400' }, 'latest']);
+    assert.equal(oog.kind, 'failed');
+    assert.equal(oog.worker, oog.main);
+  });
+
+  test('workers stop with the node and calls keep working on the main thread', async () => {
+    workers.stop();
+    const r = JSON.parse(await answer([{ to: ADDRESS.gasLeft }, 'latest']));
+    assert.match(r.result, /^0x[0-9a-f]{64}$/);
+  });
+});
