@@ -22,8 +22,7 @@ import { simulate, type SimBlock, type SimBlockSpec, type SimOptions } from './e
 import { DEFAULT_TIP, type ChainConfig } from './config.js';
 import { ChainError } from './errors.js';
 import * as exec from './exec/call.js';
-import { leanIntrinsicGas } from './exec/lean.js';
-import { headerOf } from './exec/offload/header.js';
+import { callOnWorker } from './exec/offload/call.js';
 import type { CallWorkers } from './exec/offload/pool.js';
 import { RecordedMap } from './exec/offload/replica.js';
 import { DEFAULT_CALL_TIMEOUT_MS, capGas, gasCapAt, withTimeout, type CallBounds } from './exec/bounds.js';
@@ -335,7 +334,7 @@ export class DevNode implements ChainFeed, NodeParts {
 
   async call(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<Uint8Array> {
     if (overrides === undefined && this.callWorkers !== undefined && this.forkLink.fork === undefined) {
-      const out = await this.callOnWorker(this.callWorkers, req, ref);
+      const out = await callOnWorker(this, this.callWorkers, req, ref);
       if (out !== undefined) return out;
     }
     return this.withVm(ref, (vm, at) =>
@@ -365,41 +364,10 @@ export class DevNode implements ChainFeed, NodeParts {
     return withTimeout(vm.evm, this.callBounds.timeoutMs, () => simulate(vm, at.block, specs, opts));
   }
 
-  /**
-   * eth_call of a plain call on a call worker, at the state root this thread resolves for `ref`
-   * (for the head, the live state, edits since it was mined included); undefined when the call is
-   * not one a worker takes, no worker is ready, or the worker handed it back.
-   */
-  private async callOnWorker(workers: CallWorkers, req: TxRequest, ref: BlockRef): Promise<Uint8Array | undefined> {
-    const at = this.requireBlock(ref);
-    const capped = this.capped(req, at.block);
-    const gas = capped.gas ?? at.block.header.gasLimit;
-    if (capped.to === undefined || leanIntrinsicGas(this.common, { ...capped, gas }) === undefined || !workers.available()) return undefined;
-    const root = at === this.store.head ? await this.lock.run(async () => (at === this.store.head ? this.state.getStateRoot() : undefined)) : this.stateRootOf(at);
-    if (root === undefined) return undefined;
-    const { id: headerId, bytes: header } = headerOf(this.callBlock(at.block, req));
-    const reply = await workers.run({
-      chainId: this.config.chainId,
-      hardfork: this.config.hardfork,
-      root,
-      headerId,
-      header,
-      to: capped.to.bytes,
-      from: (capped.from ?? exec.ZERO_ADDRESS).bytes,
-      data: capped.data ?? new Uint8Array(),
-      gas,
-      timeoutMs: this.callBounds.timeoutMs,
-    });
-    switch (reply?.kind) {
-      case 'ok':
-        return reply.data;
-      case 'failed':
-        throw exec.executionError(reply.error, reply.data);
-      case 'error':
-        throw new ChainError(reply.message, undefined, reply.code);
-      default:
-        return undefined;
-    }
+  /** The state root calls at `at` read: the live one at the head (edits since it was mined included); undefined if `at` stopped being the head. */
+  async callRoot(at: StoredBlock): Promise<Uint8Array | undefined> {
+    if (at !== this.store.head) return this.stateRootOf(at);
+    return this.lock.run(async () => (at === this.store.head ? this.state.getStateRoot() : undefined));
   }
 
   /** `req` as a call at `block` runs it: its gas (the block's gas limit when it names none) within the RPC gas cap. */
@@ -412,19 +380,6 @@ export class DevNode implements ChainFeed, NodeParts {
   callBlock(block: Block, req: TxRequest): Block {
     return callBlock(this.common, block, req);
   }
-
-  // ---------------------------------------------------------------- transactions
-
-
-
-
-
-  // ---------------------------------------------------------------- mining modes
-
-  // ---------------------------------------------------------------- snapshots
-
-
-
 
   blockSettings(): BlockSettings {
     return {
@@ -455,8 +410,6 @@ export class DevNode implements ChainFeed, NodeParts {
   async inOrder<T>(fn: () => T | Promise<T>): Promise<T> {
     return this.lock.run(async () => fn());
   }
-
-
 
   /** anvil_setChainId: new transactions are signed and checked for `chainId`. */
   async setChainId(chainId: bigint): Promise<void> {

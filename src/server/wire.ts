@@ -13,7 +13,7 @@ export interface RpcHandler {
 }
 
 /** A streamed body goes out in chunks of about this many bytes, other work running between them. */
-const STREAM_CHUNK = 64 * 1024;
+const STREAM_CHUNK = 16 * 1024;
 
 /**
  * A body's pieces encoded straight into buffers of about STREAM_CHUNK bytes (outside the JS heap,
