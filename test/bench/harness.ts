@@ -116,7 +116,7 @@ export const CHAIN_ID = 984;
 export function nodeRpcSpec(): NodeSpec {
   const root = repoRoot();
   const bin = join(root, 'bin', 'node-rpc.js');
-  if (!existsSync(join(root, 'dist', 'cli.js'))) {
+  if (!existsSync(join(root, 'dist', 'cli.cjs'))) {
     throw new Error('node-rpc is not built (dist/cli.cjs missing): run `npm run build`');
   }
   return {
