@@ -84,7 +84,9 @@ describe('long work does not stall the node', () => {
     const p99 = latencies[Math.floor(latencies.length * 0.99)]!;
     assert.ok(latencies.length > 20, `only ${latencies.length} probes`);
     assert.ok(p99 < 50, `eth_blockNumber p99 ${p99.toFixed(1)} ms while tracing (${latencies.length} probes)`);
-    assert.ok(peak < 400, `node RSS peaked at ${peak.toFixed(0)} MiB`);
+    // Unbounded, the trace and the log answer would take well over 1 GiB. The bound was 400 MiB;
+    // the code-cached bundle keeps its source and cache resident (about 10-20 MiB more at start).
+    assert.ok(peak < 450, `node RSS peaked at ${peak.toFixed(0)} MiB`);
   });
 
   test('a struct-log trace with memory of a transaction holding 1 MiB of memory stops at the size cap', async () => {
