@@ -3,6 +3,7 @@
  * which sends them in chunks as the client takes them, so a 100k-log answer or a 250k-step struct
  * log never becomes one giant string (and other requests are answered between chunks).
  */
+import type { StructLogEntry } from '../trace/structLogger.js';
 
 /** A result written as JSON in pieces; the pieces joined are the JSON text of the value. */
 export class JsonParts {
@@ -25,7 +26,7 @@ interface StructLogResult {
   gas: number;
   failed: boolean;
   returnValue: string;
-  structLogs: unknown[];
+  structLogs: StructLogEntry[];
 }
 
 function isStructLogResult(v: unknown): v is StructLogResult {
@@ -36,22 +37,7 @@ function isStructLogResult(v: unknown): v is StructLogResult {
 export function traceJson(result: unknown): unknown {
   if (!isStructLogResult(result) || result.structLogs.length < STREAM_FROM) return result;
   const head = `{"gas":${result.gas},"failed":${result.failed},"returnValue":${JSON.stringify(result.returnValue)},"structLogs":[`;
-  return listParts(head, result.structLogs as StructLogEntry[], structLogJson, ']}');
-}
-
-/** A struct-log entry as the struct logger writes it: geth's fields, in geth's order. */
-export interface StructLogEntry {
-  pc: number;
-  op: string;
-  gas: number;
-  gasCost: number;
-  depth: number;
-  error?: string;
-  stack?: string[];
-  returnData?: string;
-  memory?: string[];
-  storage?: Record<string, string>;
-  refund?: number;
+  return listParts(head, result.structLogs, structLogJson, ']}');
 }
 
 /**

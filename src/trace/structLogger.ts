@@ -5,7 +5,20 @@ import type { Frame, FrameResult, StepView, Tracer, TxEndContext } from './drive
 import { bytesToWord, hashHex, hexBytes } from './hex.js';
 import { OP, opName } from './opcodes.js';
 
-type Entry = Record<string, unknown>;
+/** One struct-log entry: geth's fields, in geth's order (src/format/stream.ts writes them so). */
+export interface StructLogEntry {
+  pc: number;
+  op: string;
+  gas: number;
+  gasCost: number;
+  depth: number;
+  error?: string;
+  stack?: string[];
+  returnData?: string;
+  memory?: string[];
+  storage?: Record<string, string>;
+  refund?: number;
+}
 
 /** A struct-log trace past the node's step cap: -32005, naming the limit and the ways around it. */
 export class TraceLimitError extends ChainError {
@@ -33,7 +46,7 @@ interface PendingSload {
 }
 
 export class StructLogger implements Tracer {
-  private readonly logs: Entry[] = [];
+  private readonly logs: StructLogEntry[] = [];
   /** Storage slots seen so far, per contract (geth keeps them for the whole transaction). */
   private readonly storage = new Map<string, Map<string, string>>();
   private pendingSload: PendingSload | undefined;
@@ -67,7 +80,7 @@ export class StructLogger implements Tracer {
     if (this.logs.length >= this.maxSteps) throw new TraceLimitError(this.maxSteps);
 
     const code = step.opcode.code;
-    const entry: Entry = { pc: step.pc, op: opName(code), gas: Number(step.gasLeft), gasCost: Number(cost), depth: frame.depth };
+    const entry: StructLogEntry = { pc: step.pc, op: opName(code), gas: Number(step.gasLeft), gasCost: Number(cost), depth: frame.depth };
     const stack = step.stack;
     if (!opts.disableStack) {
       // Most steps change only the top of the stack: words equal to the previous step's at the

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { createAddressFromString, createContractAddress, hexToBytes } from '@ethereumjs/util';
 import { ChainError } from '../../src/chain/errors.js';
 import { unpackRevert } from '../../src/trace/index.js';
-import { structLogJson, type StructLogEntry } from '../../src/format/stream.js';
+import { structLogJson } from '../../src/format/stream.js';
+import type { StructLogEntry } from '../../src/trace/structLogger.js';
 import { SENDER, TestChain, artifact, encodeCall, json } from './helpers.js';
 
 const callee = artifact('Callee');

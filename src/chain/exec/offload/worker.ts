@@ -98,6 +98,8 @@ async function run(job: CallJob): Promise<CallReply> {
     return exceptionError ? { id, kind: 'failed', error: exceptionError.error, data } : { id, kind: 'ok', data };
   } catch (err) {
     if (err instanceof ChainError) return { id, kind: 'error', message: err.message, code: err.code };
+    // BLOCKHASH is expected: the lean path has reverted its journal, so the engine is as it was.
+    if (err instanceof NeedsNode) return { id, kind: 'fallback', reason: 'BLOCKHASH' };
     // The engine may be mid-call after an unexpected throw: start over with a fresh one.
     engine = undefined;
     return { id, kind: 'fallback', reason: err instanceof Error ? `${err.constructor.name}: ${err.message}` : String(err) };
