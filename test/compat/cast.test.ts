@@ -4,6 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -12,10 +14,14 @@ import { startCli, type CliNode } from '../support/cli.js';
 
 const CAST = join(dirname(createRequire(import.meta.url).resolve('@foundry-rs/cast-linux-amd64/package.json')), 'bin', 'cast');
 const ALICE = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+// Foundry caches what `cast run` reads per chain id and block in ~/.foundry/cache; every dev
+// chain is chain 984 with the same block numbers, so a HOME of its own keeps an earlier run's
+// accounts from being replayed here (cast then skips eth_getAccountInfo).
+const HOME = mkdtempSync(join(tmpdir(), 'node-rpc-cast-'));
 
 function cast(args: string[]): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
-    execFile(CAST, args, { timeout: 60_000, env: { ...process.env, NO_COLOR: '1', FOUNDRY_DISABLE_NIGHTLY_WARNING: '1' } }, (e, stdout, stderr) =>
+    execFile(CAST, args, { timeout: 60_000, env: { ...process.env, HOME, NO_COLOR: '1', FOUNDRY_DISABLE_NIGHTLY_WARNING: '1' } }, (e, stdout, stderr) =>
       resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, out: stdout.trim(), err: stderr.trim() }),
     );
   });
@@ -33,7 +39,10 @@ describe('cast against node-rpc', () => {
     node = await startCli([]);
     rpc = ['--rpc-url', node.url];
   });
-  after(async () => node?.stop());
+  after(async () => {
+    await node?.stop();
+    rmSync(HOME, { recursive: true, force: true });
+  });
 
   test('chain facts, balances, send, receipt, call, storage, code, nonce, rpc', async () => {
     assert.equal(await ok(['chain-id']), '984');
