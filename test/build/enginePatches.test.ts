@@ -2,7 +2,8 @@
  * The engine with the build's dependency patches (src/build/patches): the interpreter's plain steps
  * must give exactly what the hooked path gives (the one used whenever a step listener is attached,
  * as by every tracer), on the node's own state manager, with reads answered from caches and from
- * the trie; calldata gas must be the per-byte sum.
+ * the trie; a synchronous step listener (the observed steps of evm-sync-step-listeners) must see
+ * exactly the events an awaited one sees (runStep); calldata gas must be the per-byte sum.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -30,6 +31,10 @@ const READS =
   '73' + OTHER + '31' + '50' + // PUSH20 OTHER BALANCE (warm) POP
   '60406000f3'; // RETURN(0, 64)
 const INVALID = '6001fe';
+/** MSTORE at offset 2^256-1: memory no gas can buy. */
+const HUGE_MEMORY = '6001' + '7f' + 'ff'.repeat(32) + '52';
+/** MSTORE on an empty stack: its gas handler fails (stack underflow), and the step is still reported. */
+const UNDERFLOW = '52';
 const REVERTS = '602a600052' + '60206000fd';
 
 async function state(cached: boolean): Promise<NodeStateManager> {
@@ -50,27 +55,61 @@ interface Outcome {
   returned: string;
   gas: bigint;
   error: string | undefined;
-  steps: number;
+  /** What each step event said, in order. */
+  steps: string[];
 }
 
-async function run(sm: NodeStateManager, code: string, gasLimit: bigint, observed: boolean): Promise<Outcome> {
+/** No step listener (plain steps), a synchronous one (observed steps), or an awaited one (runStep). */
+type Listener = 'none' | 'sync' | 'awaited';
+
+interface StepEventView {
+  pc: number;
+  gasLeft: bigint;
+  gasRefund: bigint;
+  opcode: { name: string; fee: number; dynamicFee?: bigint };
+  stack: bigint[];
+  depth: number;
+  memory: Uint8Array;
+  memoryWordCount?: bigint;
+  error?: Uint8Array;
+}
+
+function describeStep(e: StepEventView): string {
+  const error = e.error === undefined ? '' : ` error=${bytesToHex(e.error)}`;
+  return `${e.pc} ${e.opcode.name} fee=${e.opcode.fee}/${e.opcode.dynamicFee} gas=${e.gasLeft} refund=${e.gasRefund} depth=${e.depth} stack=${e.stack.join(',')} memory=${bytesToHex(e.memory)}/${e.memoryWordCount}${error}`;
+}
+
+async function run(sm: NodeStateManager, code: string, gasLimit: bigint, listener: Listener): Promise<Outcome> {
   await sm.putCode(CONTRACT, hexToBytes(`0x${code}`));
   // A fresh EVM per run: its journal (warm addresses and slots) starts empty each time.
   const evm: EVM = await createEVM({ common, stateManager: sm });
-  let steps = 0;
-  if (observed) evm.events.on('step', () => void steps++);
+  const steps: string[] = [];
+  if (listener === 'sync') evm.events.on('step', (e: StepEventView) => void steps.push(describeStep(e)));
+  if (listener === 'awaited') {
+    evm.events.on('step', (e: StepEventView, resolve?: () => void) => {
+      steps.push(describeStep(e));
+      setImmediate(() => resolve?.());
+    });
+  }
   const r = await evm.runCall({ to: CONTRACT, caller: CALLER, gasLimit });
   const res = r.execResult;
   return { returned: bytesToHex(res.returnValue), gas: res.executionGasUsed, error: res.exceptionError?.error, steps };
 }
 
-/** The same call unobserved (plain steps) and observed (runStep with hooks): same result. */
+/**
+ * The same call unobserved (plain steps), with a synchronous listener (observed steps) and with an
+ * awaited one (runStep with hooks): the same result, and the same events for both listeners (the
+ * synchronous run's outcome is returned, with its events).
+ */
 async function both(sm: NodeStateManager, code: string, gasLimit = 100_000n): Promise<Outcome> {
-  const plain = await run(sm, code, gasLimit, false);
-  const hooked = await run(sm, code, gasLimit, true);
-  assert.ok(hooked.steps > 0, 'the observed run reports its steps');
-  assert.deepEqual({ ...plain, steps: 0 }, { ...hooked, steps: 0 });
-  return plain;
+  const plain = await run(sm, code, gasLimit, 'none');
+  const sync = await run(sm, code, gasLimit, 'sync');
+  const awaited = await run(sm, code, gasLimit, 'awaited');
+  assert.ok(sync.steps.length > 0, 'the observed run reports its steps');
+  assert.deepEqual(sync.steps, awaited.steps);
+  assert.deepEqual({ ...plain, steps: [] }, { ...sync, steps: [] });
+  assert.deepEqual({ ...plain, steps: [] }, { ...awaited, steps: [] });
+  return sync;
 }
 
 for (const cached of [true, false]) {
@@ -92,6 +131,13 @@ for (const cached of [true, false]) {
       assert.equal(oog.gas, 3000n);
       const invalid = await both(sm, INVALID);
       assert.equal(invalid.error, 'invalid opcode');
+      const huge = await both(sm, HUGE_MEMORY);
+      assert.equal(huge.error, 'out of gas');
+      assert.equal(huge.steps.length, 3);
+      assert.match(huge.steps[2]!, /^35 MSTORE /);
+      const underflow = await both(sm, UNDERFLOW);
+      assert.equal(underflow.error, 'stack underflow');
+      assert.equal(underflow.steps.length, 1);
       const reverted = await both(sm, REVERTS);
       assert.equal(reverted.error, 'revert');
       assert.equal(BigInt(reverted.returned), 42n);
