@@ -8,7 +8,7 @@ import type { Common } from '@ethereumjs/common';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { CacheType, Caches } from '@ethereumjs/statemanager';
-import { MapDB } from '@ethereumjs/util';
+import { MapDB, ValueEncoding } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { ForkLink, NodeStateManager } from '../fork/state.js';
 import { installFastLoop } from './loop/install.js';
@@ -26,8 +26,8 @@ export interface Engine {
 export interface EngineOptions {
   /** The fork read-through (default: none). */
   link?: ForkLink;
-  /** The trie's nodes and code (default: an empty store; a replica's copy in a call worker). */
-  nodes?: Map<string, string | Uint8Array>;
+  /** The trie's nodes and code, as bytes by hex key (default: an empty store; a replica's copy in a call worker). */
+  nodes?: Map<string, Uint8Array>;
   /**
    * Accounts in each of the account and storage caches (default 100,000; code: a tenth), or
    * `unbounded` for caches that never evict (the cache must hold every entry a run modifies: an
@@ -42,7 +42,16 @@ export async function createEngine(common: Common, history: EVMMockBlockchainInt
   const preimages = new Preimages();
   // No `common` here: the trie would take the Common's keccak over `preimages.hash` and forget the
   // preimages a state dump needs (both are the same WebAssembly keccak).
-  const stateTrie = new MerklePatriciaTrie({ db: new MapDB<string, string | Uint8Array>(nodes), useKeyHashing: true, useKeyHashingFunction: preimages.hash, cacheSize: 50_000 });
+  // Values as bytes: the store and the trie's node cache then hold the same array, where the
+  // default (hex text) kept every node twice as text and its cached nodes once more as bytes, and
+  // converted each node written to hex.
+  const stateTrie = new MerklePatriciaTrie({
+    db: new MapDB<string, Uint8Array>(nodes),
+    valueEncoding: ValueEncoding.Bytes,
+    useKeyHashing: true,
+    useKeyHashingFunction: preimages.hash,
+    cacheSize: 50_000,
+  });
   // Account/code/storage caches (off by default in ethereumjs) keep the live state warm; the trie
   // node cache avoids re-decoding hot branches. Reads go through to the fork upstream while there
   // is a fork; otherwise this is the plain Merkle state.
