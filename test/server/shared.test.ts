@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { startDev, type Running } from '../../src/cli/start.js';
 import { transportSettings } from '../../src/cli/transport.js';
 import type { AccessEntry } from '../../src/server/access.js';
+import { hostCheck } from '../../src/server/hosts.js';
 import { startServer, type RpcServer } from '../../src/server/server.js';
 import { call, openSocket, poster, request, stubDispatcher, waitFor } from './helpers.js';
 
@@ -52,6 +53,12 @@ describe('Host allow-list', () => {
     assert.equal((await post(listed.url, { host: `rpc.team.example:${listed.port}` })).status, 200);
     assert.equal((await post(listed.url, { host: `127.0.0.1:${listed.port}` })).status, 403);
     await listed.close();
+  });
+
+  test('an IPv6 address is listed bare or in brackets, in any case', () => {
+    const ok = hostCheck(['FE80::1', '[::2]', 'rpc.team.example:8545']);
+    for (const host of ['[fe80::1]:8545', '[FE80::1]', 'fe80::1', '[::2]:1', 'RPC.team.example']) assert.equal(ok(host), true, host);
+    for (const host of ['[fe80::2]:8545', '[::1]', 'fe80', 'team.example']) assert.equal(ok(host), false, host);
   });
 });
 
