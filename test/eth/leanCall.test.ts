@@ -32,6 +32,8 @@ function probe(fresh: Address): Uint8Array {
     touchCost(push20(fresh)), // warm the second time
     op(0x32, 0x3f), // EXTCODEHASH(ORIGIN)
     op(0x32, 0x31), // BALANCE(ORIGIN)
+    op(0x30, 0x3f), // EXTCODEHASH(ADDRESS)
+    op(0x33, 0x3b), // EXTCODESIZE(CALLER)
     op(0x3a), // GASPRICE
     op(0x48), // BASEFEE
     op(0x47), // SELFBALANCE
@@ -90,6 +92,42 @@ describe('lean eth_call path', () => {
       for (const gas of [undefined, 100_000n, 30_000n, 21_500n]) {
         const { lean, full } = await both({ from, to, gas, data: Uint8Array.of(1, 0, 2) });
         assertSame(lean, full, `from ${from ?? 'none'} gas ${gas ?? 'default'}`);
+      }
+    }
+  });
+
+  test('the top frame reads the same whatever it calls: no account, an account without code, a precompile, a delegated account, the sender itself', async () => {
+    const probeAt = '0x00000000000000000000000000000000000be001';
+    const delegated = '0x00000000000000000000000000000000000de1e9';
+    await node.rpc('anvil_setCode', [probeAt, bytesToHex(probe(new Address(hexToBytes('0x00000000000000000000000000000000000f2e55'))))]);
+    // An EIP-7702 delegation to the probe: its code runs with the delegating account as ADDRESS.
+    await node.rpc('anvil_setCode', [delegated, `0xef0100${probeAt.slice(2)}`]);
+    await node.rpc('evm_mine');
+    // Nested frames keep their balance updates: the payer sends 1 wei to a fresh address, 0 to
+    // another, and returns both addresses' BALANCE and EXTCODEHASH and its own balance.
+    const payer = '0x00000000000000000000000000000000000be002';
+    const [paid, touched] = [new Address(hexToBytes('0x00000000000000000000000000000000000f2e57')), new Address(hexToBytes('0x00000000000000000000000000000000000f2e58'))];
+    const call = (to: Address, value: number) => [0x60, 0, 0x60, 0, 0x60, 0, 0x60, 0, 0x60, value, ...push20(to), 0x5a, 0xf1, 0x50];
+    const payerCode = [...call(paid, 1), ...call(touched, 0)];
+    [op(...push20(paid), 0x31), op(...push20(touched), 0x31), op(...push20(paid), 0x3f), op(...push20(touched), 0x3f), op(0x47)].forEach((w, i) => payerCode.push(...w, 0x60, i * 32, 0x52));
+    payerCode.push(0x60, 5 * 32, 0x60, 0, 0xf3);
+    await node.rpc('anvil_setCode', [payer, bytesToHex(Uint8Array.from(payerCode))]);
+    await node.rpc('anvil_setBalance', [payer, '0x64']);
+    await node.rpc('evm_mine');
+    const sender = new Address(hexToBytes(ADDRS[2]));
+    const targets: `0x${string}`[] = [
+      payer,
+      '0x00000000000000000000000000000000000f2e56', // no account
+      ADDRS[1], // an account without code
+      '0x0000000000000000000000000000000000000002', // sha256
+      '0x0000000000000000000000000000000000000004', // identity
+      delegated,
+      sender.toString(),
+    ];
+    for (const at of targets) {
+      for (const from of [sender, undefined]) {
+        const { lean, full } = await both({ from, to: new Address(hexToBytes(at)), data: Uint8Array.of(1, 2, 3), gas: 200_000n });
+        assertSame(lean, full, `to ${at} from ${from ?? 'none'}`);
       }
     }
   });
