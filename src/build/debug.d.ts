@@ -1,5 +1,8 @@
-// `debug` ships no types; the bundle's shim (debugOnce.ts) only passes its export through.
+// `debug` ships no types; the bundle's shim (debugOnce.ts) passes its export through and reads one setting.
 declare module 'debug' {
-  const createDebug: (namespace: string) => unknown;
+  const createDebug: {
+    (namespace: string): unknown;
+    useColors(): boolean;
+  };
   export default createDebug;
 }
