@@ -24,7 +24,7 @@ import { ChainError } from './errors.js';
 import * as exec from './exec/call.js';
 import { callOnWorker } from './exec/offload/call.js';
 import type { CallWorkers } from './exec/offload/pool.js';
-import { RecordedMap } from './exec/offload/replica.js';
+import { RecordedStore } from './exec/offload/replica.js';
 import { DEFAULT_CALL_TIMEOUT_MS, capGas, gasCapAt, withTimeout, type CallBounds } from './exec/bounds.js';
 import { feeHistory, type FeeHistory } from './fees.js';
 import { FilterRegistry } from './logs/filters.js';
@@ -86,7 +86,7 @@ export class DevNode implements ChainFeed, NodeParts {
   /** The live state's account trie (the state manager's own), for state dumps. */
   readonly stateTrie: MerklePatriciaTrie;
   /** The state trie's node store, logged for call workers while they run. */
-  readonly trieNodes: RecordedMap;
+  readonly trieNodes: RecordedStore;
   /** eth_call on worker threads (--call-workers); undefined: calls run on this thread only. */
   callWorkers: CallWorkers | undefined;
   /** The fork this chain runs on, if any (shared with the state manager and the EVM's history). */
@@ -110,7 +110,7 @@ export class DevNode implements ChainFeed, NodeParts {
     public vm: VM,
     /** The live state: the head's, plus edits made since it was mined. */
     readonly state: MerkleStateManager,
-    parts: { store: BlockStore; preimages: Preimages; stateTrie: MerklePatriciaTrie; trieNodes: RecordedMap; forkLink: ForkLink },
+    parts: { store: BlockStore; preimages: Preimages; stateTrie: MerklePatriciaTrie; trieNodes: RecordedStore; forkLink: ForkLink },
   ) {
     this.trieNodes = parts.trieNodes;
     this.store = parts.store;
@@ -140,7 +140,7 @@ export class DevNode implements ChainFeed, NodeParts {
       putBlock: async () => {},
       shallowCopy: () => history,
     };
-    const trieNodes = new RecordedMap();
+    const trieNodes = new RecordedStore();
     const { preimages, stateTrie, state, vm } = await createEngine(common, history, { link, nodes: trieNodes });
     const node = new DevNode(config, common, accounts, vm, state, { store, preimages, stateTrie, trieNodes, forkLink: link });
     await node.genesis(fork);

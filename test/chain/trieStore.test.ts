@@ -1,14 +1,15 @@
 /**
- * The node's trie node store: values are bytes (shared by the store and the trie's node cache), a
- * view into a larger buffer is stored as its own bytes, and a replica built from the logged writes
- * opens the same state roots as the node.
+ * The node's trie node store: values are copied into slabs and read back as views, a key written
+ * again with the same bytes takes no more room, and a replica built from the logged writes reads
+ * the same slabs and opens the same state roots as the node.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Account, Address, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { makeCommon } from '../../src/chain/engine/common.js';
 import { createEngine } from '../../src/chain/engine/engine.js';
-import { RecordedMap, applyWrites, type StoreValue } from '../../src/chain/exec/offload/replica.js';
+import { NodeStore } from '../../src/chain/engine/nodeStore.js';
+import { RecordedStore, StoreReplica } from '../../src/chain/exec/offload/replica.js';
 
 const history = {
   getBlock: async () => {
@@ -20,42 +21,92 @@ const history = {
   },
 };
 
-test('a view into a larger buffer is stored as its own bytes; whole arrays are kept as they are', () => {
-  const store = new RecordedMap();
-  const big = new Uint8Array(4096).fill(7);
-  const view = big.subarray(10, 42);
-  store.set('a', view);
-  const kept = store.get('a')!;
-  assert.equal(kept.buffer.byteLength, 32);
-  assert.deepEqual(kept, view);
+test('values are copied into slabs: later changes to the array written do not reach the store', () => {
+  const store = new NodeStore();
   const whole = new Uint8Array([1, 2, 3]);
-  store.set('b', whole);
-  assert.equal(store.get('b'), whole);
+  store.set('a', whole);
+  const big = new Uint8Array(4096).fill(7);
+  store.set('b', big.subarray(10, 42));
+  whole[0] = 9;
+  big.fill(0);
+  assert.deepEqual(store.get('a'), new Uint8Array([1, 2, 3]));
+  assert.deepEqual(store.get('b'), new Uint8Array(32).fill(7));
+  assert.equal(store.get('a')!.buffer, store.get('b')!.buffer, 'small values share a slab');
+  assert.equal(store.get('missing'), undefined);
+  assert.equal(store.size, 2);
 });
 
-test('logged writes reach a replica in order, deletions included, as views into one buffer', () => {
-  const store = new RecordedMap();
+test('a value longer than any trie node (contract code) comes back as the same array every time', () => {
+  const store = new NodeStore();
+  store.set('code', new Uint8Array(533).fill(0x5b));
+  store.set('node', new Uint8Array(532).fill(1));
+  assert.equal(store.get('code'), store.get('code'), 'the interpreter keeps its code analysis by identity');
+  assert.notEqual(store.get('node'), store.get('node'));
+  assert.deepEqual(store.get('node'), store.get('node'));
+  const replica = new StoreReplica();
+  const recorded = new RecordedStore();
+  recorded.set('code', new Uint8Array(2000).fill(0x60));
+  replica.apply(recorded.startLog());
+  assert.equal(replica.get('code'), replica.get('code'));
+});
+
+test('entries across many slabs, a value bigger than a quarter slab, rewrites and deletions', () => {
+  const store = new NodeStore();
+  const value = (i: number) => new Uint8Array(1 + ((i * 37) % 600)).fill(i & 0xff);
+  for (let i = 0; i < 10_000; i++) store.set(`k${i}`, value(i));
+  const huge = new Uint8Array(700_000).map((_, i) => i % 251);
+  store.set('code', huge);
+  store.set('after', value(3));
+  assert.ok(store.used > 3 * (1 << 20), 'several slabs filled');
+  for (let i = 0; i < 10_000; i += 7) assert.deepEqual(store.get(`k${i}`), value(i), `entry ${i}`);
+  assert.deepEqual(store.get('code'), huge);
+  assert.deepEqual(store.get('after'), value(3));
+
+  const used = store.used;
+  store.set('k5', value(5));
+  assert.equal(store.used, used, 'the same bytes under the same key take no more room');
+  store.set('k5', new Uint8Array([42]));
+  assert.deepEqual(store.get('k5'), new Uint8Array([42]), 'other bytes under a key replace the old ones');
+  assert.equal(store.delete('k6'), true);
+  assert.equal(store.get('k6'), undefined);
+  assert.equal(store.size, 10_001);
+  assert.ok(![...store.entries()].some(([k]) => k === 'k6'), 'a deleted key is not listed');
+});
+
+test('logged writes reach a replica, each key once at its latest place, deletions included; the bytes are shared, not sent', () => {
+  const store = new RecordedStore();
   store.set('old', new Uint8Array([9]));
-  const replica = new Map<string, StoreValue>();
-  applyWrites(replica, store.startLog());
+  const replica = new StoreReplica();
+  const first = store.startLog();
+  assert.equal(first.slabs.length, 1);
+  assert.ok(first.slabs[0]!.buffer instanceof SharedArrayBuffer);
+  replica.apply(first);
   store.set('a', new Uint8Array([1, 2]));
   store.delete('a');
   store.delete('old');
   store.set('b', new Uint8Array([3]));
   store.delete('b');
   store.set('b', new Uint8Array([4, 5, 6]));
+  store.set('big', new Uint8Array(300_000).fill(5));
   const writes = store.take()!;
-  assert.equal(writes.data.byteLength, 6);
-  applyWrites(replica, writes);
-  assert.deepEqual([...replica.keys()], ['b']);
+  assert.deepEqual(writes.keys, ['a', 'old', 'b', 'big']);
+  assert.equal(writes.slabs.length, 1, 'only the slab made since: the big value has one of its own');
+  replica.apply(writes);
+  assert.equal(replica.get('a'), undefined);
+  assert.equal(replica.get('old'), undefined);
   assert.deepEqual(replica.get('b'), new Uint8Array([4, 5, 6]));
-  assert.equal(replica.get('b')!.buffer, writes.data.buffer);
+  assert.equal(replica.get('b')!.buffer, store.get('b')!.buffer, 'the replica reads the store\'s own memory');
+  assert.deepEqual(replica.get('big'), new Uint8Array(300_000).fill(5));
+  assert.equal(replica.size, 2);
   assert.equal(store.take(), undefined, 'taken writes are not sent twice');
+  replica.set('mine', new Uint8Array([7]));
+  assert.deepEqual(replica.get('mine'), new Uint8Array([7]));
+  assert.equal(store.get('mine'), undefined, 'a replica\'s own writes stay its own');
 });
 
 test('writes are logged only while a replica exists, and a replica opens the same roots', async () => {
   const common = makeCommon(984n, 'prague');
-  const store = new RecordedMap();
+  const store = new RecordedStore();
   const node = await createEngine(common, history, { nodes: store });
   const a = new Address(hexToBytes('0x00000000000000000000000000000000000000a1'));
   const b = new Address(hexToBytes('0x00000000000000000000000000000000000000b2'));
@@ -65,15 +116,16 @@ test('writes are logged only while a replica exists, and a replica opens the sam
   await node.state.flush();
   const root1 = await node.state.getStateRoot();
   assert.equal(store.take(), undefined, 'nothing is logged without a replica');
-  for (const v of store.values()) assert.ok(v instanceof Uint8Array, 'the store holds bytes');
+  assert.ok(store.size > 0, 'the trie wrote its nodes and the code to the store');
+  for (const [, v] of store.entries()) assert.ok(v instanceof Uint8Array, 'the store holds bytes');
 
-  const replica = new Map<string, StoreValue>();
-  applyWrites(replica, store.startLog());
+  const replica = new StoreReplica();
+  replica.apply(store.startLog());
   await node.state.putAccount(b, new Account(0n, 5n));
   await node.state.putStorage(a, new Uint8Array(32).fill(1), hexToBytes('0x2a'));
   await node.state.flush();
   const root2 = await node.state.getStateRoot();
-  applyWrites(replica, store.take()!);
+  replica.apply(store.take()!);
   store.stopLog();
 
   const copy = await createEngine(common, history, { nodes: replica, cacheSize: 'unbounded' });

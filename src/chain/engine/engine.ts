@@ -8,10 +8,11 @@ import type { Common } from '@ethereumjs/common';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { CacheType, Caches } from '@ethereumjs/statemanager';
-import { MapDB, ValueEncoding } from '@ethereumjs/util';
+import { ValueEncoding } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { ForkLink, NodeStateManager } from '../fork/state.js';
 import { installFastLoop } from './loop/install.js';
+import { NodeDB, NodeStore, type NodeMap } from './nodeStore.js';
 import { Preimages } from './preimages.js';
 
 export interface Engine {
@@ -26,8 +27,8 @@ export interface Engine {
 export interface EngineOptions {
   /** The fork read-through (default: none). */
   link?: ForkLink;
-  /** The trie's nodes and code, as bytes by hex key (default: an empty store; a replica's copy in a call worker). */
-  nodes?: Map<string, Uint8Array>;
+  /** The trie's nodes and code, as bytes by hex key (default: an empty NodeStore). */
+  nodes?: NodeMap;
   /**
    * Accounts in each of the account and storage caches (default 100,000; code: a tenth), or
    * `unbounded` for caches that never evict (the cache must hold every entry a run modifies: an
@@ -38,23 +39,22 @@ export interface EngineOptions {
 
 /** A fresh engine; `history` answers BLOCKHASH. */
 export async function createEngine(common: Common, history: EVMMockBlockchainInterface, options: EngineOptions = {}): Promise<Engine> {
-  const { link = new ForkLink(), nodes = new Map(), cacheSize = 100_000 } = options;
+  const { link = new ForkLink(), nodes = new NodeStore(), cacheSize = 100_000 } = options;
   const preimages = new Preimages();
   // No `common` here: the trie would take the Common's keccak over `preimages.hash` and forget the
   // preimages a state dump needs (both are the same WebAssembly keccak).
-  // Values as bytes: the store and the trie's node cache then hold the same array, where the
-  // default (hex text) kept every node twice as text and its cached nodes once more as bytes, and
-  // converted each node written to hex.
+  // Values as bytes: the default (hex text) kept every node twice as text and converted each node
+  // written to hex. No node cache (ethereumjs's LRU of 50,000 nodes): the store is in memory, and a
+  // Map read is cheaper than the cache's bookkeeping; the cache also kept the nodes it held alive
+  // as arrays of their own, beside the store's copy.
   const stateTrie = new MerklePatriciaTrie({
-    db: new MapDB<string, Uint8Array>(nodes),
+    db: new NodeDB(nodes),
     valueEncoding: ValueEncoding.Bytes,
     useKeyHashing: true,
     useKeyHashingFunction: preimages.hash,
-    cacheSize: 50_000,
   });
-  // Account/code/storage caches (off by default in ethereumjs) keep the live state warm; the trie
-  // node cache avoids re-decoding hot branches. Reads go through to the fork upstream while there
-  // is a fork; otherwise this is the plain Merkle state.
+  // Account/code/storage caches (off by default in ethereumjs) keep the live state warm. Reads go
+  // through to the fork upstream while there is a fork; otherwise this is the plain Merkle state.
   const caches =
     cacheSize === 'unbounded'
       ? new Caches({ account: { type: CacheType.ORDERED_MAP }, storage: { type: CacheType.ORDERED_MAP }, code: { type: CacheType.ORDERED_MAP } })

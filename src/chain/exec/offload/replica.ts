@@ -1,102 +1,110 @@
 /**
- * The state trie's node store (the node's trie nodes and code, as bytes by hex key), recorded for
- * replicas. Trie nodes and code are stored under their hash and never change, so a worker holding
- * every entry written so far can open any state root the node can. While a replica exists, every
- * write is logged until the next `take()`.
+ * The state trie's node store, recorded for replicas. Trie nodes and code are stored under their
+ * hash and never change, so a worker that can read every entry written so far can open any state
+ * root the node can. The store's slabs are shared memory and are never overwritten: a replica
+ * holds the same slabs and an index of its own, so what crosses to a worker is keys and where
+ * their values are, never the bytes. While a replica exists, the keys written or deleted are
+ * noted, and `take()` sends each once, with where its value is at that moment.
  */
+import { NodeStore, readAt, type NodeMap } from '../../engine/nodeStore.js';
 
 /** A store value: a trie node or a contract's code, as bytes (the engine's trie stores bytes). */
 export type StoreValue = Uint8Array;
 
-/** `lengths[i]` of a deletion. */
-const DELETED = 0xffffffff;
+/** `at[i]` of a deletion. */
+const DELETED = -1;
 
-/**
- * Writes in order, packed for a worker: the values one after another in `data`, `lengths[i]` bytes
- * for `keys[i]` (DELETED for a deletion). One buffer clones as one copy, and a replica's values are
- * views into it: no allocation per entry in the worker, and all of it freed at once with the worker.
- */
+/** What a replica needs to catch up with the store. */
 export interface StoreWrites {
+  /** Slabs new since the last writes, in order (views of shared memory: they cross uncopied). */
+  slabs: Uint8Array[];
   keys: string[];
-  lengths: Uint32Array;
-  data: Uint8Array;
+  /** Where `keys[i]`'s value now is (slab index × SLAB + offset), or DELETED. */
+  at: Float64Array;
 }
 
-export class RecordedMap extends Map<string, StoreValue> {
-  private logKeys: string[] | undefined;
-  private logValues: (StoreValue | undefined)[] = [];
+export class RecordedStore extends NodeStore {
+  /** Keys written or deleted since the last `take()`, while a replica exists. */
+  private logged: Set<string> | undefined;
+  /** Slabs the replicas have. */
+  private sent = 0;
 
   override set(key: string, value: StoreValue): this {
-    // A view into a larger buffer (code cut from EVM memory) would keep all of that buffer alive:
-    // keep its own bytes.
-    if (value.byteLength !== value.buffer.byteLength) value = value.slice();
-    if (this.logKeys !== undefined) {
-      this.logKeys.push(key);
-      this.logValues.push(value);
-    }
+    this.logged?.add(key);
     return super.set(key, value);
   }
 
   override delete(key: string): boolean {
-    if (this.logKeys !== undefined) {
-      this.logKeys.push(key);
-      this.logValues.push(undefined);
-    }
+    this.logged?.add(key);
     return super.delete(key);
   }
 
   /** Start logging writes; every entry so far. */
   startLog(): StoreWrites {
-    this.logKeys = [];
-    this.logValues = [];
-    return pack([...this.keys()], [...this.values()]);
+    this.logged = new Set();
+    this.sent = 0;
+    return this.writes([...this.where.keys()]);
   }
 
   /** The writes since the last call (or since `startLog`); undefined when there are none. */
   take(): StoreWrites | undefined {
-    const keys = this.logKeys;
-    if (keys === undefined || keys.length === 0) return undefined;
-    const writes = pack(keys, this.logValues);
-    this.logKeys = [];
-    this.logValues = [];
-    return writes;
+    const logged = this.logged;
+    if (logged === undefined || logged.size === 0) return undefined;
+    const keys = [...logged];
+    logged.clear();
+    return this.writes(keys);
   }
 
   stopLog(): void {
-    this.logKeys = undefined;
-    this.logValues = [];
+    this.logged = undefined;
+  }
+
+  private writes(keys: string[]): StoreWrites {
+    const at = new Float64Array(keys.length);
+    for (let i = 0; i < keys.length; i++) at[i] = this.where.get(keys[i]!) ?? DELETED;
+    const slabs = this.slabs.slice(this.sent);
+    this.sent = this.slabs.length;
+    return { slabs, keys, at };
   }
 }
 
-function pack(keys: string[], values: (StoreValue | undefined)[]): StoreWrites {
-  const lengths = new Uint32Array(keys.length);
-  let total = 0;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    lengths[i] = v === undefined ? DELETED : v.byteLength;
-    if (v !== undefined) total += v.byteLength;
-  }
-  const data = new Uint8Array(total);
-  let at = 0;
-  for (const v of values) {
-    if (v === undefined) continue;
-    data.set(v, at);
-    at += v.byteLength;
-  }
-  return { keys, lengths, data };
-}
+/**
+ * A call worker's copy of the store: the node's slabs and an index built from its writes. Entries
+ * the worker's own engine writes (none, as calls are reverted) stay in a map of its own.
+ */
+export class StoreReplica implements NodeMap {
+  private readonly where = new Map<string, number>();
+  private readonly slabs: Uint8Array[] = [];
+  private readonly own = new Map<string, Uint8Array>();
+  private readonly stable = new Map<number, Uint8Array>();
 
-/** Apply `writes` to a replica; its values are views into `writes.data`. */
-export function applyWrites(map: Map<string, StoreValue>, writes: StoreWrites): void {
-  const { keys, lengths, data } = writes;
-  let at = 0;
-  for (let i = 0; i < keys.length; i++) {
-    const n = lengths[i]!;
-    if (n === DELETED) {
-      map.delete(keys[i]!);
-      continue;
+  apply(writes: StoreWrites): void {
+    for (const slab of writes.slabs) this.slabs.push(slab);
+    const { keys, at } = writes;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      if (at[i] === DELETED) this.where.delete(key);
+      else this.where.set(key, at[i]!);
     }
-    map.set(keys[i]!, data.subarray(at, at + n));
-    at += n;
+  }
+
+  get size(): number {
+    return this.where.size + this.own.size;
+  }
+
+  get(key: string): Uint8Array | undefined {
+    const at = this.where.get(key);
+    return at === undefined ? this.own.get(key) : readAt(this.slabs, at, this.stable);
+  }
+
+  set(key: string, value: Uint8Array): this {
+    this.where.delete(key);
+    this.own.set(key, value.slice());
+    return this;
+  }
+
+  delete(key: string): boolean {
+    const had = this.where.delete(key);
+    return this.own.delete(key) || had;
   }
 }

@@ -15,7 +15,7 @@ import { readyKeccak } from '../../engine/keccak.js';
 import { withTimeout } from '../bounds.js';
 import { leanCall } from '../lean.js';
 import type { CallJob, CallReply, FromWorker, ToWorker, WorkerInit } from './protocol.js';
-import { applyWrites, type StoreValue } from './replica.js';
+import { StoreReplica } from './replica.js';
 
 /** BLOCKHASH needs the node's block store: such a call goes back to the node. */
 class NeedsNode extends Error {}
@@ -30,8 +30,8 @@ const history: EVMMockBlockchainInterface = {
 
 const port = parentPort!;
 const init = workerData as WorkerInit;
-const nodes = new Map<string, StoreValue>();
-applyWrites(nodes, init.nodes);
+const nodes = new StoreReplica();
+nodes.apply(init.nodes);
 
 let engine: { key: string; vm: VM; root: Uint8Array | undefined } | undefined;
 const headers = new Map<number, Block>();
@@ -109,7 +109,7 @@ async function run(job: CallJob): Promise<CallReply> {
 port.on('message', (m: ToWorker) => {
   if (m.kind === 'nodes') {
     // Entries are keyed by hash and never change: adding them under a running call is safe.
-    applyWrites(nodes, m.nodes);
+    nodes.apply(m.nodes);
     return;
   }
   // One call at a time on the engine, in arrival order.
