@@ -7,13 +7,13 @@
  * shared memory, so a call worker's replica reads these very bytes (exec/offload/replica.ts).
  *
  * Keys are hashes of their values (node hashes, code hashes), so a key written again brings the
- * same bytes, and the store keeps the first copy. Deleting a key forgets it; its bytes stay in
+ * same bytes, and the store keeps the first copy (other bytes would take a new place). Deleting a key forgets it; its bytes stay in
  * their slab (the engine deletes nothing while node pruning is off, as it is here).
  */
 
 import { bytesToUnprefixedHex, type BatchDBOp, type DB } from '@ethereumjs/util';
 
-/** The part of a Map the trie's database uses: a NodeStore, or a plain Map (a replica in tests). */
+/** The part of a Map the trie's database uses: a NodeStore, a call worker's StoreReplica, or a Map. */
 export interface NodeMap {
   get(key: string): Uint8Array | undefined;
   set(key: string, value: Uint8Array): unknown;
