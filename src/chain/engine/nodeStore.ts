@@ -7,8 +7,9 @@
  * shared memory, so a call worker's replica reads these very bytes (exec/offload/replica.ts).
  *
  * Keys are hashes of their values (node hashes, code hashes), so a key written again brings the
- * same bytes, and the store keeps the first copy (other bytes would take a new place). Deleting a key forgets it; its bytes stay in
- * their slab (the engine deletes nothing while node pruning is off, as it is here).
+ * same bytes, and the store keeps the first copy (other bytes would take a new place). Deleting a
+ * key forgets it; its bytes stay in their slab (the engine deletes nothing while node pruning is
+ * off, as it is here).
  */
 
 import { bytesToUnprefixedHex, type BatchDBOp, type DB } from '@ethereumjs/util';
