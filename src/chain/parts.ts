@@ -11,6 +11,7 @@ import type { VM } from '@ethereumjs/vm';
 import type { ChainConfig } from './config.js';
 import type { Clock } from './controls/clock.js';
 import type { MiningSettings } from './controls/settings.js';
+import type { NodeStore } from './engine/nodeStore.js';
 import type { NodeEvents } from './feed.js';
 import type { Fork } from './fork/fork.js';
 import type { ForkLink } from './fork/state.js';
@@ -36,6 +37,8 @@ export interface NodeParts {
   readonly lock: Lock;
   /** The live state (the head's, plus edits made since it was mined). */
   readonly state: MerkleStateManager;
+  /** The state trie's node store (snapshots mark it, reverts rewind it). */
+  readonly trieNodes: NodeStore;
   readonly vm: VM;
   readonly common: Common;
   readonly config: ChainConfig;

@@ -141,3 +141,90 @@ test('writes are logged only while a replica exists, and a replica opens the sam
   }
   assert.equal(bytesToHex(await copy.state.getStorage(a, new Uint8Array(32).fill(1))), '0x2a');
 });
+
+test('a rewind to a mark undoes every entry changed since, lets go of the slabs begun since and never writes a byte twice', () => {
+  const store = new NodeStore();
+  const value = (i: number, n = 300) => new Uint8Array(n).fill(i & 0xff);
+  for (let i = 0; i < 100; i++) store.set(`k${i}`, value(i));
+  store.set('code', new Uint8Array(2000).fill(0x5b));
+  const code = store.get('code')!;
+  const mark = store.mark();
+  const slabs = mark.slabs;
+
+  // Since the mark: new keys across several slabs, a value of its own slab, a key given other
+  // bytes, a deletion, and a new key deleted again.
+  for (let i = 100; i < 9000; i++) store.set(`k${i}`, value(i));
+  store.set('huge', new Uint8Array(400_000).fill(3));
+  store.set('k5', new Uint8Array([42]));
+  store.delete('k6');
+  store.set('gone', value(1));
+  store.delete('gone');
+  const readBefore = store.get('k8000')!;
+  assert.ok(store.mark().slabs > slabs + 2);
+
+  assert.equal(store.rewind(mark), 8905);
+  assert.equal(store.size, 101);
+  for (let i = 0; i < 100; i++) assert.deepEqual(store.get(`k${i}`), value(i), `entry ${i} as it was at the mark`);
+  for (const key of ['k100', 'k8999', 'huge', 'gone']) assert.equal(store.get(key), undefined, `${key} is gone`);
+  assert.equal(store.get('code'), code, 'the same code array as before');
+  assert.equal(store.mark().slabs, slabs, 'the slabs begun since were let go');
+  assert.deepEqual(readBefore, value(8000), 'a value read before the rewind keeps its bytes');
+
+  // Writing again after the rewind starts a fresh slab; the slab filled at the mark keeps its tail.
+  const usedAtMark = store.used;
+  store.set('next', value(77));
+  assert.equal(store.mark().slabs, slabs + 1);
+  assert.notEqual(store.get('next')!.buffer, store.get('k0')!.buffer);
+  assert.deepEqual(readBefore, value(8000));
+  assert.ok(store.used > usedAtMark);
+});
+
+test('a rewind of mostly new keys (the common case: blocks mined since a snapshot) rebuilds the index and keeps the rest', () => {
+  const store = new NodeStore();
+  for (let i = 0; i < 50; i++) store.set(`old${i}`, new Uint8Array([i]));
+  const outer = store.mark();
+  store.set('between', new Uint8Array([1]));
+  const inner = store.mark();
+  for (let i = 0; i < 500; i++) store.set(`new${i}`, new Uint8Array(200).fill(i & 0xff));
+  assert.equal(store.rewind(inner), 500);
+  assert.deepEqual([...store.entries()].map(([k]) => k), [...Array.from({ length: 50 }, (_, i) => `old${i}`), 'between']);
+  store.set('after', new Uint8Array([2]));
+  assert.equal(store.rewind(outer), 2, 'an older mark undoes what came after it, rewinds included');
+  assert.equal(store.size, 50);
+  assert.equal(store.rewind(outer), 0, 'nothing left to undo');
+  store.endJournal();
+  store.set('x', new Uint8Array([3]));
+  assert.equal(store.rewind(outer), 0, 'without a journal nothing is undone');
+  assert.deepEqual(store.get('x'), new Uint8Array([3]));
+});
+
+test('a replica follows a rewind: entry by entry, or a whole new index when most of the store was undone', () => {
+  for (const many of [false, true]) {
+    const store = new RecordedStore();
+    for (let i = 0; i < 300; i++) store.set(`k${i}`, new Uint8Array(400).fill(i & 0xff));
+    store.set('code', new Uint8Array(1000).fill(1));
+    const replica = new StoreReplica();
+    replica.apply(store.startLog());
+    const mark = store.mark();
+    const added = many ? 5000 : 20;
+    for (let i = 0; i < added; i++) store.set(`n${i}`, new Uint8Array(400).fill(7));
+    // Other bytes under an old key make the rewind go entry by entry.
+    if (!many) store.set('k1', new Uint8Array([9]));
+    store.set('code2', new Uint8Array(1000).fill(2));
+    replica.apply(store.take()!);
+    assert.deepEqual(replica.get('code2'), new Uint8Array(1000).fill(2));
+    store.rewind(mark);
+    // Written after the rewind: in slabs at the indexes of the ones let go.
+    store.set('late', new Uint8Array(400).fill(8));
+    store.set('code3', new Uint8Array(1000).fill(3));
+    const writes = store.take()!;
+    assert.equal(writes.reset === true, many, many ? 'the whole index again' : 'only what changed');
+    replica.apply(writes);
+    assert.equal(replica.size, store.size);
+    for (const [key, v] of store.entries()) assert.deepEqual(replica.get(key), v, key);
+    for (const key of ['n0', 'code2']) assert.equal(replica.get(key), undefined, `${key} is gone from the replica`);
+    assert.deepEqual(replica.get('k1'), new Uint8Array(400).fill(1), 'the replica has the value from before the mark again');
+    assert.deepEqual(replica.get('code3'), new Uint8Array(1000).fill(3), 'a long value at a reused place is read anew');
+    store.stopLog();
+  }
+});

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ADDRS, startTestNode, type TestNode } from '../support/node.js';
-import { MORE_ADDRS, block, blockNumber, deploy, eventsIface, send } from './helpers.js';
+import { MORE_ADDRS, block, blockNumber, deploy, eventsIface, send, sleep, storageIface } from './helpers.js';
 
 const OTHER = '0x00000000000000000000000000000000000000dd';
 const balance = async (n: TestNode, a: string) => BigInt(await n.rpc('eth_getBalance', [a, 'latest']));
@@ -108,5 +108,62 @@ describe('snapshots and reset', () => {
     assert.equal(await blockNumber(n), 1);
     await n.rpc('hardhat_reset', []);
     assert.equal(await blockNumber(n), 0);
+  });
+});
+
+describe('reverts let go of the state written since the snapshot', () => {
+  let n: TestNode;
+  let storage: string;
+  const iface = storageIface();
+  const numberAt = async (tag: string) => BigInt(await n.rpc<string>('eth_call', [{ to: storage, data: iface.encodeFunctionData('number') }, tag]));
+  const setNumber = (v: number) => send(n, { to: storage, data: iface.encodeFunctionData('set', [v]) });
+  before(async () => {
+    n = await startTestNode({ callWorkers: 1 });
+    storage = await deploy(n, 'Storage');
+    await setNumber(1);
+    // Calls at a settled block go to the worker once it is up.
+    const workers = n.node.callWorkers!;
+    for (let i = 0; i < 200 && !workers.available(); i++) await sleep(10);
+    assert.ok(workers.available(), 'the call worker started');
+  });
+  after(() => n.close());
+
+  test('snapshot and revert cycles (a fixture per test) keep the node store at its size; every block left reads right, on the worker too', async () => {
+    const settled = await blockNumber(n);
+    const size = n.node.trieNodes.size;
+    for (let cycle = 0; cycle < 4; cycle++) {
+      const id = await n.rpc<string>('evm_snapshot');
+      for (let i = 0; i < 12; i++) await setNumber(100 + cycle * 100 + i);
+      await n.rpc('anvil_setBalance', [OTHER, '0x' + (cycle + 5).toString(16)]);
+      assert.equal(await numberAt('latest'), BigInt(111 + cycle * 100));
+      assert.equal(await numberAt('0x' + (settled + 6).toString(16)), BigInt(105 + cycle * 100), 'a block mined since the snapshot, on the worker');
+      assert.ok(n.node.trieNodes.size > size);
+      assert.equal(await n.rpc('evm_revert', [id]), true);
+      assert.equal(n.node.trieNodes.size, size, `cycle ${cycle}: the nodes written since the snapshot are gone`);
+      assert.equal(await numberAt('latest'), 1n);
+      assert.equal(await numberAt('0x' + (settled - 1).toString(16)), 0n, 'a block before the snapshot, on the worker');
+      assert.equal(await balance(n, OTHER), 0n);
+    }
+    // The same writes again, after the rewinds: nodes equal to ones let go are written anew.
+    await setNumber(100);
+    assert.equal(await numberAt('latest'), 100n);
+    const proof = await n.rpc<any>('eth_getProof', [storage, ['0x0'], 'latest']);
+    assert.equal(BigInt(proof.storageProof[0].value), 100n);
+    assert.equal(await numberAt('0x' + settled.toString(16)), 1n);
+  });
+
+  test('a revert after a rollback below the snapshot keeps the nodes of the blocks that replaced the old ones', async () => {
+    await setNumber(7);
+    await setNumber(8);
+    const id = await n.rpc<string>('evm_snapshot');
+    const head = await blockNumber(n);
+    await n.rpc('anvil_rollback', ['0x2']);
+    await setNumber(70);
+    await setNumber(80);
+    assert.equal(await blockNumber(n), head);
+    assert.equal(await n.rpc('evm_revert', [id]), true);
+    // The blocks at head-1 and head are the new ones, and their state is still there.
+    assert.equal(await numberAt('0x' + (head - 1).toString(16)), 70n);
+    assert.equal(await numberAt('latest'), 8n, 'the live state is the snapshot\'s');
   });
 });

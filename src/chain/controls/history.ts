@@ -2,11 +2,13 @@
  * Chain history controls: snapshots (evm_snapshot / evm_revert), anvil_rollback, anvil_reorg and
  * anvil_reset.
  * A snapshot is a state root into the trie plus copies of the pool, clock and settings, taken in
- * request order.
+ * request order. It also marks the trie's node store, so a revert lets go of the nodes written
+ * since: a test suite that reverts after every test does not keep every test's state.
  */
 import { randomBytes } from 'node:crypto';
 import { KECCAK256_RLP, bytesToHex } from '@ethereumjs/util';
 import { ChainError } from '../errors.js';
+import type { StoreMark } from '../engine/nodeStore.js';
 import type { Fork } from '../fork/fork.js';
 import type { PendingTx } from '../mining/block.js';
 import type { Mining } from '../mining/mining.js';
@@ -25,12 +27,18 @@ interface Snapshot {
   clock: Clock;
   mining: MiningSettings;
   settings: BlockSettings;
+  /** Where the node store stood when the state root was taken. */
+  mark: StoreMark;
+  /** `History.rollbacks` then. */
+  rollbacks: number;
 }
 
 export class History {
   /** Taken in lock order, so a snapshot sees exactly the operations requested before it. */
   private readonly snapshots = new Map<bigint, Promise<Snapshot>>();
   private nextSnapshotId = 1n;
+  /** Rollbacks (anvil_rollback, anvil_reorg) that dropped blocks so far. */
+  private rollbacks = 0;
 
   constructor(
     private readonly n: NodeParts,
@@ -46,14 +54,20 @@ export class History {
   snapshot(): bigint {
     const id = this.nextSnapshotId++;
     const taken = this.n.lock.run(
-      async (): Promise<Snapshot> => ({
-        blockNumber: this.n.store.headNumber,
-        stateRoot: await this.n.state.getStateRoot(),
-        pool: this.n.pool.clone(),
-        clock: this.n.clock.clone(),
-        mining: { ...this.n.mining },
-        settings: this.n.blockSettings(),
-      }),
+      async (): Promise<Snapshot> => {
+        // The root first: taking it writes the state's pending edits into the store.
+        const stateRoot = await this.n.state.getStateRoot();
+        return {
+          blockNumber: this.n.store.headNumber,
+          stateRoot,
+          pool: this.n.pool.clone(),
+          clock: this.n.clock.clone(),
+          mining: { ...this.n.mining },
+          settings: this.n.blockSettings(),
+          mark: this.n.trieNodes.mark(),
+          rollbacks: this.rollbacks,
+        };
+      },
     );
     taken.catch(() => undefined);
     this.snapshots.set(id, taken);
@@ -73,6 +87,7 @@ export class History {
   /** Forget every snapshot (the chain they point into was replaced). */
   clearSnapshots(): void {
     this.snapshots.clear();
+    this.n.trieNodes.endJournal();
   }
 
   /** Return to snapshot `id`; it and every later snapshot are used up. False for unknown ids. */
@@ -83,6 +98,10 @@ export class History {
     const snap = await taken;
     await this.n.lock.run(async () => {
       await this.rewind(snap.blockNumber, snap.stateRoot);
+      // Every trie node written since the snapshot belongs to blocks and edits now gone, unless a
+      // rollback since replaced blocks the chain keeps (their nodes were written after the mark).
+      if (snap.rollbacks === this.rollbacks) this.n.trieNodes.rewind(snap.mark);
+      if (this.snapshots.size === 0) this.n.trieNodes.endJournal();
       this.n.pool = snap.pool.clone();
       this.n.clock = snap.clock.clone();
       this.n.restoreBlockSettings(snap.settings);
@@ -103,6 +122,7 @@ export class History {
       if (depth > head - this.n.store.base) throw new ChainError(`depth ${depth} exceeds the ${head - this.n.store.base} blocks this chain can roll back`, undefined, -32602);
       if (depth === 0n) return;
       const target = this.n.store.byNumber(head - depth)!;
+      this.rollbacks++;
       await this.rewind(target.number, this.n.stateRootOf(target));
     });
   }
@@ -145,7 +165,7 @@ export class History {
     await this.n.lock.run(async () => {
       const dropped = this.n.store.truncate(-1n);
       for (const p of this.n.pool.clear()) this.n.events.emit('dropped', p, 'reset');
-      this.snapshots.clear();
+      this.clearSnapshots();
       this.n.clock = new Clock();
       this.n.impersonated.clear();
       this.n.autoImpersonate = false;

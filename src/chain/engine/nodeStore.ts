@@ -10,9 +10,14 @@
  * same bytes, and the store keeps the first copy (other bytes would take a new place). Deleting a
  * key forgets it; its bytes stay in their slab (the engine deletes nothing while node pruning is
  * off, as it is here).
+ *
+ * Snapshots: `mark()` notes where the store stands and starts a journal of the entries changed
+ * from then on; `rewind(mark)` undoes them and lets go of the slabs begun since, so what a reverted
+ * chain wrote does not stay in memory. Bytes are never written twice: after a rewind the next value
+ * starts a fresh slab, so a view read before it still holds the bytes it read.
  */
 
-import { bytesToUnprefixedHex, type BatchDBOp, type DB } from '@ethereumjs/util';
+import { bytesToUnprefixedHex, equalsBytes, type BatchDBOp, type DB } from '@ethereumjs/util';
 
 /** The part of a Map the trie's database uses: a NodeStore, a call worker's StoreReplica, or a Map. */
 export interface NodeMap {
@@ -25,6 +30,21 @@ export interface NodeMap {
 export const SLAB = 1 << 20;
 /** Each value is stored after its length, 4 bytes little-endian. */
 const HEAD = 4;
+/** A journal entry's `prior` for a key that had no value. */
+const NONE = -1;
+
+/** Where a store stood: see NodeStore.mark. */
+export interface StoreMark {
+  /** Journal entries before it. */
+  readonly entries: number;
+  /** Of those, entries that changed or deleted a key (not new ones). */
+  readonly rewrites: number;
+  /** Slabs begun before it. */
+  readonly slabs: number;
+  /** The slab being filled then (-1: none), and its first free byte. */
+  readonly current: number;
+  readonly free: number;
+}
 
 /**
  * Values longer than any trie node (a full branch node is 532 bytes) are contract code, and the
@@ -54,13 +74,15 @@ export function readAt(slabs: readonly Uint8Array[], at: number, stable: Map<num
 
 export class NodeStore implements NodeMap {
   /** Where each value starts: slab index × SLAB + offset of its length. */
-  protected readonly where = new Map<string, number>();
+  protected where = new Map<string, number>();
   protected readonly slabs: Uint8Array[] = [];
   /** The array handed out for each long value (see readAt). */
   private readonly stable = new Map<number, Uint8Array>();
   /** The slab being filled (an index into `slabs`), and its first free byte. */
   private current = -1;
   private free = SLAB;
+  /** Entries changed since the oldest live mark, each with where its value was before (or NONE). */
+  private journal: { keys: string[]; prior: number[]; rewrites: number } | undefined;
 
   get size(): number {
     return this.where.size;
@@ -77,7 +99,11 @@ export class NodeStore implements NodeMap {
 
   set(key: string, value: Uint8Array): this {
     const at = this.where.get(key);
-    if (at !== undefined && equal(readAt(this.slabs, at, this.stable), value)) return this;
+    if (at !== undefined) {
+      if (equalsBytes(readAt(this.slabs, at, this.stable), value)) return this;
+      this.stable.delete(at);
+    }
+    this.note(key, at);
     this.where.set(key, this.append(value));
     return this;
   }
@@ -85,8 +111,81 @@ export class NodeStore implements NodeMap {
   delete(key: string): boolean {
     const at = this.where.get(key);
     if (at === undefined) return false;
+    this.note(key, at);
     this.stable.delete(at);
     return this.where.delete(key);
+  }
+
+  /**
+   * Where the store stands now, for `rewind`; entries changed from now on are journaled until
+   * `endJournal`. Marks are rewound newest first, as snapshots are reverted.
+   */
+  mark(): StoreMark {
+    this.journal ??= { keys: [], prior: [], rewrites: 0 };
+    const { keys, rewrites } = this.journal;
+    return { entries: keys.length, rewrites, slabs: this.slabs.length, current: this.current, free: this.free };
+  }
+
+  /**
+   * Back to `mark`: every entry changed since is as it was then, and the slabs begun since are let
+   * go (they hold only values written since). Later marks are used up. Returns how many entries
+   * were undone.
+   */
+  rewind(mark: StoreMark): number {
+    const journal = this.journal;
+    if (journal === undefined || journal.keys.length <= mark.entries) return 0;
+    const { keys, prior } = journal;
+    const undone = keys.length - mark.entries;
+    const kept = this.where.size - undone;
+    if (journal.rewrites === mark.rewrites && undone > kept) {
+      // Only new keys since the mark, the last ones in the map's order, and most of the store:
+      // copying the entries before them is cheaper than deleting these one by one.
+      const where = new Map<string, number>();
+      let i = 0;
+      for (const entry of this.where) {
+        if (i++ === kept) break;
+        where.set(entry[0], entry[1]);
+      }
+      this.where = where;
+      this.rebuilt();
+    } else {
+      for (let i = keys.length - 1; i >= mark.entries; i--) {
+        const key = keys[i]!;
+        if (prior[i] === NONE) this.where.delete(key);
+        else this.where.set(key, prior[i]!);
+        this.changed(key);
+      }
+    }
+    keys.length = prior.length = mark.entries;
+    journal.rewrites = mark.rewrites;
+    this.slabs.length = mark.slabs;
+    for (const at of this.stable.keys()) if (writtenSince(mark, at)) this.stable.delete(at);
+    // The slab being filled at the mark keeps its free tail unused: bytes are written once.
+    this.current = -1;
+    this.free = SLAB;
+    this.slabsDropped(mark.slabs);
+    return undone;
+  }
+
+  /** No mark is live any more: stop journaling. */
+  endJournal(): void {
+    this.journal = undefined;
+  }
+
+  /** An entry changed by a rewind (a RecordedStore tells its replicas). */
+  protected changed(_key: string): void {}
+
+  /** The index was rebuilt by a rewind: replicas need all of it again. */
+  protected rebuilt(): void {}
+
+  /** Slabs from `_count` on were let go by a rewind. */
+  protected slabsDropped(_count: number): void {}
+
+  private note(key: string, at: number | undefined): void {
+    if (this.journal === undefined) return;
+    this.journal.keys.push(key);
+    this.journal.prior.push(at ?? NONE);
+    if (at !== undefined) this.journal.rewrites++;
   }
 
   *entries(): IterableIterator<[string, Uint8Array]> {
@@ -128,12 +227,6 @@ export class NodeStore implements NodeMap {
   }
 }
 
-function equal(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.byteLength !== b.byteLength) return false;
-  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /**
  * The trie's database over a node store. The trie's checkpoint layer hands it hex keys; a byte key
  * is converted the way ethereumjs's MapDB converts it.
@@ -165,6 +258,17 @@ export class NodeDB implements DB<string, Uint8Array> {
   }
 
   async open(): Promise<void> {}
+}
+
+/** Whether the value at `at` was written after `mark`. */
+function writtenSince(mark: StoreMark, at: number): boolean {
+  const slab = Math.floor(at / SLAB);
+  return slab >= mark.slabs || (slab === mark.current && at % SLAB >= mark.free);
+}
+
+/** Drop the arrays handed out for values in slabs from `slab` on (those slabs were let go). */
+export function forgetFrom(stable: Map<number, Uint8Array>, slab: number): void {
+  for (const at of stable.keys()) if (at >= slab * SLAB) stable.delete(at);
 }
 
 const hexKey = (key: string | Uint8Array): string => (typeof key === 'string' ? key : bytesToUnprefixedHex(key));
