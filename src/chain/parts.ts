@@ -12,6 +12,7 @@ import type { ChainConfig } from './config.js';
 import type { Clock } from './controls/clock.js';
 import type { MiningSettings } from './controls/settings.js';
 import type { NodeStore } from './engine/nodeStore.js';
+import type { Preimages } from './engine/preimages.js';
 import type { NodeEvents } from './feed.js';
 import type { Fork } from './fork/fork.js';
 import type { ForkLink } from './fork/state.js';
@@ -37,8 +38,9 @@ export interface NodeParts {
   readonly lock: Lock;
   /** The live state (the head's, plus edits made since it was mined). */
   readonly state: MerkleStateManager;
-  /** The state trie's node store (snapshots mark it, reverts rewind it). */
+  /** The state trie's node store and its keys' preimages (snapshots mark them, reverts rewind them). */
   readonly trieNodes: NodeStore;
+  readonly preimages: Preimages;
   readonly vm: VM;
   readonly common: Common;
   readonly config: ChainConfig;

@@ -228,3 +228,23 @@ test('a replica follows a rewind: entry by entry, or a whole new index when most
     store.stopLog();
   }
 });
+
+test('preimages recorded after a mark are forgotten by a rewind to it, one by one or by keeping the rest', async () => {
+  const { Preimages } = await import('../../src/chain/engine/preimages.js');
+  const { keccak256 } = await import('../../src/chain/engine/keccak.js');
+  const key = (i: number) => new Uint8Array(20).fill(i);
+  const p = new Preimages();
+  for (let i = 0; i < 10; i++) p.hash(key(i));
+  const outer = p.mark();
+  p.hash(key(10));
+  const inner = p.mark();
+  p.hash(key(11));
+  p.hash(key(3));
+  p.rewind(inner);
+  assert.equal(p.size, 11, 'one by one');
+  for (let i = 12; i < 100; i++) p.hash(key(i));
+  p.rewind(outer);
+  assert.equal(p.size, 10, 'the first ten kept');
+  assert.deepEqual(p.get(bytesToHex(keccak256(key(9)))), key(9));
+  for (const i of [10, 11, 50]) assert.equal(p.get(bytesToHex(keccak256(key(i)))), undefined, `key ${i} forgotten`);
+});

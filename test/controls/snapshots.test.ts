@@ -133,6 +133,7 @@ describe('reverts let go of the state written since the snapshot', () => {
     const size = n.node.trieNodes.size;
     for (let cycle = 0; cycle < 4; cycle++) {
       const id = await n.rpc<string>('evm_snapshot');
+      const preimages = n.node.preimages.size;
       for (let i = 0; i < 12; i++) await setNumber(100 + cycle * 100 + i);
       await n.rpc('anvil_setBalance', [OTHER, '0x' + (cycle + 5).toString(16)]);
       assert.equal(await numberAt('latest'), BigInt(111 + cycle * 100));
@@ -140,6 +141,7 @@ describe('reverts let go of the state written since the snapshot', () => {
       assert.ok(n.node.trieNodes.size > size);
       assert.equal(await n.rpc('evm_revert', [id]), true);
       assert.equal(n.node.trieNodes.size, size, `cycle ${cycle}: the nodes written since the snapshot are gone`);
+      assert.equal(n.node.preimages.size, preimages, `cycle ${cycle}: and the preimages of the keys first written since`);
       assert.equal(await numberAt('latest'), 1n);
       assert.equal(await numberAt('0x' + (settled - 1).toString(16)), 0n, 'a block before the snapshot, on the worker');
       assert.equal(await balance(n, OTHER), 0n);
@@ -150,6 +152,14 @@ describe('reverts let go of the state written since the snapshot', () => {
     const proof = await n.rpc<any>('eth_getProof', [storage, ['0x0'], 'latest']);
     assert.equal(BigInt(proof.storageProof[0].value), 100n);
     assert.equal(await numberAt('0x' + settled.toString(16)), 1n);
+    // A state dump still names every account and slot of the state.
+    const dump = await n.rpc<string>('anvil_dumpState');
+    const funds = await balance(n, ADDRS[0]);
+    await setNumber(5);
+    await n.rpc('anvil_setBalance', [ADDRS[0], '0x9']);
+    assert.equal(await n.rpc('anvil_loadState', [dump]), true);
+    assert.equal(await numberAt('latest'), 100n, 'the slot came back from the dump');
+    assert.equal(await balance(n, ADDRS[0]), funds);
   });
 
   test('a revert after a rollback below the snapshot keeps the nodes of the blocks that replaced the old ones', async () => {

@@ -27,8 +27,9 @@ interface Snapshot {
   clock: Clock;
   mining: MiningSettings;
   settings: BlockSettings;
-  /** Where the node store stood when the state root was taken. */
+  /** Where the node store and the preimages stood when the state root was taken. */
   mark: StoreMark;
+  preimages: number;
   /** `History.rollbacks` then. */
   rollbacks: number;
 }
@@ -65,6 +66,7 @@ export class History {
           mining: { ...this.n.mining },
           settings: this.n.blockSettings(),
           mark: this.n.trieNodes.mark(),
+          preimages: this.n.preimages.mark(),
           rollbacks: this.rollbacks,
         };
       },
@@ -87,7 +89,12 @@ export class History {
   /** Forget every snapshot (the chain they point into was replaced). */
   clearSnapshots(): void {
     this.snapshots.clear();
+    this.endJournals();
+  }
+
+  private endJournals(): void {
     this.n.trieNodes.endJournal();
+    this.n.preimages.endJournal();
   }
 
   /** Return to snapshot `id`; it and every later snapshot are used up. False for unknown ids. */
@@ -100,8 +107,11 @@ export class History {
       await this.rewind(snap.blockNumber, snap.stateRoot);
       // Every trie node written since the snapshot belongs to blocks and edits now gone, unless a
       // rollback since replaced blocks the chain keeps (their nodes were written after the mark).
-      if (snap.rollbacks === this.rollbacks) this.n.trieNodes.rewind(snap.mark);
-      if (this.snapshots.size === 0) this.n.trieNodes.endJournal();
+      if (snap.rollbacks === this.rollbacks) {
+        this.n.trieNodes.rewind(snap.mark);
+        this.n.preimages.rewind(snap.preimages);
+      }
+      if (this.snapshots.size === 0) this.endJournals();
       this.n.pool = snap.pool.clone();
       this.n.clock = snap.clock.clone();
       this.n.restoreBlockSettings(snap.settings);

@@ -4,12 +4,18 @@
  * The state trie stores accounts under keccak(address) and slots under keccak(slot), so the trie
  * alone cannot say which accounts exist. A state dump needs them: the trie's key hashing goes
  * through `hash` below, which remembers every 20-byte (address) and 32-byte (slot) input.
+ *
+ * A key in a state was hashed when it was written there, so the preimages recorded after a
+ * snapshot belong only to what a revert to it drops: `mark` and `rewind` let go of them with the
+ * trie nodes (see NodeStore).
  */
 import { bytesToHex } from '@ethereumjs/util';
 import { keccak256 } from './keccak.js';
 
 export class Preimages {
-  private readonly byHash = new Map<string, Uint8Array>();
+  private byHash = new Map<string, Uint8Array>();
+  /** Hashes recorded since the oldest live mark, in order. */
+  private added: string[] | undefined;
 
   /**
    * keccak256 that records the preimages of address and slot keys: the tries' hashing function,
@@ -19,7 +25,10 @@ export class Preimages {
     const h = keccak256(msg);
     if (msg.length === 20 || msg.length === 32) {
       const k = bytesToHex(h);
-      if (!this.byHash.has(k)) this.byHash.set(k, msg.slice());
+      if (!this.byHash.has(k)) {
+        this.byHash.set(k, msg.slice());
+        this.added?.push(k);
+      }
     }
     return h;
   };
@@ -27,5 +36,40 @@ export class Preimages {
   /** The key whose keccak is `hashedKeyHex` (0x-prefixed lowercase hex), if it was ever hashed. */
   get(hashedKeyHex: string): Uint8Array | undefined {
     return this.byHash.get(hashedKeyHex);
+  }
+
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  /** Where the record stands now; preimages recorded from now on are noted until `endJournal`. */
+  mark(): number {
+    this.added ??= [];
+    return this.added.length;
+  }
+
+  /** Forget the preimages recorded since `mark` (later marks are used up). */
+  rewind(mark: number): void {
+    const added = this.added;
+    if (added === undefined || added.length <= mark) return;
+    const kept = this.byHash.size - (added.length - mark);
+    if (added.length - mark > kept) {
+      // Most of the record: copying the entries before them beats deleting these one by one.
+      const byHash = new Map<string, Uint8Array>();
+      let i = 0;
+      for (const entry of this.byHash) {
+        if (i++ === kept) break;
+        byHash.set(entry[0], entry[1]);
+      }
+      this.byHash = byHash;
+    } else {
+      for (let i = mark; i < added.length; i++) this.byHash.delete(added[i]!);
+    }
+    added.length = mark;
+  }
+
+  /** No mark is live any more. */
+  endJournal(): void {
+    this.added = undefined;
   }
 }
