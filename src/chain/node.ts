@@ -43,7 +43,7 @@ import { BlockStore } from './store.js';
 import type { Fork } from './fork/fork.js';
 import { writeForkGenesis, writeGenesis } from './genesis.js';
 import { openAt, stateOf } from './stateAt.js';
-import { ForkLink } from './fork/state.js';
+import { ForkLink, type NodeStateManager } from './fork/state.js';
 import { withPrefetch } from './fork/prefetch.js';
 import { LATEST, type BlockRef, type MinedTx, type StateOverrides, type StoredBlock, type TxRequest } from './types.js';
 
@@ -109,7 +109,7 @@ export class DevNode implements ChainFeed, NodeParts {
     /** The VM over the live state (replaced when the chain id changes). */
     public vm: VM,
     /** The live state: the head's, plus edits made since it was mined. */
-    readonly state: MerkleStateManager,
+    readonly state: NodeStateManager,
     parts: { store: BlockStore; preimages: Preimages; stateTrie: MerklePatriciaTrie; trieNodes: RecordedStore; forkLink: ForkLink },
   ) {
     this.trieNodes = parts.trieNodes;

@@ -5,7 +5,6 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { Common } from '@ethereumjs/common';
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { Account, Address } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import type { ChainConfig } from './config.js';
@@ -15,7 +14,7 @@ import type { NodeStore } from './engine/nodeStore.js';
 import type { Preimages } from './engine/preimages.js';
 import type { NodeEvents } from './feed.js';
 import type { Fork } from './fork/fork.js';
-import type { ForkLink } from './fork/state.js';
+import type { ForkLink, NodeStateManager } from './fork/state.js';
 import type { Lock } from './lock.js';
 import type { TxPool } from './pool/txpool.js';
 import type { BlockStore } from './store.js';
@@ -37,7 +36,7 @@ export interface NodeParts {
   /** Every change to the chain runs under it, in request order. */
   readonly lock: Lock;
   /** The live state (the head's, plus edits made since it was mined). */
-  readonly state: MerkleStateManager;
+  readonly state: NodeStateManager;
   /** The state trie's node store and its keys' preimages (snapshots mark them, reverts rewind them). */
   readonly trieNodes: NodeStore;
   readonly preimages: Preimages;

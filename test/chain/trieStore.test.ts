@@ -8,8 +8,11 @@ import { test } from 'node:test';
 import { Account, Address, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { makeCommon } from '../../src/chain/engine/common.js';
 import { createEngine } from '../../src/chain/engine/engine.js';
-import { NodeStore } from '../../src/chain/engine/nodeStore.js';
+import { NodeStore, SLAB } from '../../src/chain/engine/nodeStore.js';
 import { RecordedStore, StoreReplica } from '../../src/chain/exec/offload/replica.js';
+
+/** Slabs of 1 MiB, so a few thousand entries fill several. */
+const MiB = 1 << 20;
 
 const history = {
   getBlock: async () => {
@@ -22,7 +25,7 @@ const history = {
 };
 
 test('values are copied into slabs: later changes to the array written do not reach the store', () => {
-  const store = new NodeStore();
+  const store = new NodeStore(MiB);
   const whole = new Uint8Array([1, 2, 3]);
   store.set('a', whole);
   const big = new Uint8Array(4096).fill(7);
@@ -36,22 +39,33 @@ test('values are copied into slabs: later changes to the array written do not re
   assert.equal(store.size, 2);
 });
 
-test('a value longer than any trie node (contract code) comes back as the same array every time', () => {
+test('the node\'s store takes 32 MiB slabs (each a mapping of its own) and counts only the bytes written', () => {
   const store = new NodeStore();
+  assert.equal(SLAB, 32 * MiB);
+  store.set('a', new Uint8Array(100));
+  assert.equal(store.get('a')!.buffer.byteLength, SLAB);
+  assert.equal(store.used, 104, 'each value after its 4-byte length');
+  store.set('big', new Uint8Array(SLAB / 4));
+  assert.equal(store.get('big')!.buffer.byteLength, SLAB / 4 + 4, 'over a quarter of a slab: a slab of its own');
+  assert.throws(() => new NodeStore(SLAB + 1), RangeError);
+});
+
+test('a value longer than any trie node (contract code) comes back as the same array every time', () => {
+  const store = new NodeStore(MiB);
   store.set('code', new Uint8Array(533).fill(0x5b));
   store.set('node', new Uint8Array(532).fill(1));
   assert.equal(store.get('code'), store.get('code'), 'the interpreter keeps its code analysis by identity');
   assert.notEqual(store.get('node'), store.get('node'));
   assert.deepEqual(store.get('node'), store.get('node'));
   const replica = new StoreReplica();
-  const recorded = new RecordedStore();
+  const recorded = new RecordedStore(MiB);
   recorded.set('code', new Uint8Array(2000).fill(0x60));
   replica.apply(recorded.startLog());
   assert.equal(replica.get('code'), replica.get('code'));
 });
 
 test('entries across many slabs, a value bigger than a quarter slab, rewrites and deletions', () => {
-  const store = new NodeStore();
+  const store = new NodeStore(MiB);
   const value = (i: number) => new Uint8Array(1 + ((i * 37) % 600)).fill(i & 0xff);
   for (let i = 0; i < 10_000; i++) store.set(`k${i}`, value(i));
   const huge = new Uint8Array(700_000).map((_, i) => i % 251);
@@ -74,7 +88,7 @@ test('entries across many slabs, a value bigger than a quarter slab, rewrites an
 });
 
 test('logged writes reach a replica, each key once at its latest place, deletions included; the bytes are shared, not sent', () => {
-  const store = new RecordedStore();
+  const store = new RecordedStore(MiB);
   store.set('old', new Uint8Array([9]));
   const replica = new StoreReplica();
   const first = store.startLog();
@@ -106,7 +120,7 @@ test('logged writes reach a replica, each key once at its latest place, deletion
 
 test('writes are logged only while a replica exists, and a replica opens the same roots', async () => {
   const common = makeCommon(984n, 'prague');
-  const store = new RecordedStore();
+  const store = new RecordedStore(MiB);
   const node = await createEngine(common, history, { nodes: store });
   const a = new Address(hexToBytes('0x00000000000000000000000000000000000000a1'));
   const b = new Address(hexToBytes('0x00000000000000000000000000000000000000b2'));
@@ -143,7 +157,7 @@ test('writes are logged only while a replica exists, and a replica opens the sam
 });
 
 test('a rewind to a mark undoes every entry changed since, lets go of the slabs begun since and never writes a byte twice', () => {
-  const store = new NodeStore();
+  const store = new NodeStore(MiB);
   const value = (i: number, n = 300) => new Uint8Array(n).fill(i & 0xff);
   for (let i = 0; i < 100; i++) store.set(`k${i}`, value(i));
   store.set('code', new Uint8Array(2000).fill(0x5b));
@@ -180,7 +194,7 @@ test('a rewind to a mark undoes every entry changed since, lets go of the slabs 
 });
 
 test('a rewind of mostly new keys (the common case: blocks mined since a snapshot) rebuilds the index and keeps the rest', () => {
-  const store = new NodeStore();
+  const store = new NodeStore(MiB);
   for (let i = 0; i < 50; i++) store.set(`old${i}`, new Uint8Array([i]));
   const outer = store.mark();
   store.set('between', new Uint8Array([1]));
@@ -200,7 +214,7 @@ test('a rewind of mostly new keys (the common case: blocks mined since a snapsho
 
 test('a replica follows a rewind: entry by entry, or a whole new index when most of the store was undone', () => {
   for (const many of [false, true]) {
-    const store = new RecordedStore();
+    const store = new RecordedStore(MiB);
     for (let i = 0; i < 300; i++) store.set(`k${i}`, new Uint8Array(400).fill(i & 0xff));
     store.set('code', new Uint8Array(1000).fill(1));
     const replica = new StoreReplica();

@@ -136,6 +136,23 @@ describe('fork state', () => {
     assert.equal(await fork.rpc('eth_getBalance', [up.funded[5], 'latest']), hex(6000n));
   });
 
+  test('a revert that lets go of the upstream storage mark (written first after the snapshot) writes it again when next needed', async () => {
+    const fresh = await startTestNode({ fork: forkOf(up) });
+    try {
+      const snap = await fresh.rpc<string>('evm_snapshot');
+      await fresh.rpc('anvil_setStorageAt', [up.storage, word(1n), word(7n)]);
+      assert.equal(await fresh.rpc('eth_getStorageAt', [up.storage, '0x1', 'latest']), word(7n));
+      assert.equal(await fresh.rpc('evm_revert', [snap]), true);
+      await fresh.rpc('anvil_setStorageAt', [up.storage, word(1n), word(9n)]);
+      assert.equal(await fresh.rpc('eth_getStorageAt', [up.storage, '0x1', 'latest']), word(9n));
+      assert.equal(await fresh.rpc('eth_getStorageAt', [up.storage, '0x0', 'latest']), word(42n), 'the rest still upstream');
+      await fresh.rpc('evm_mine');
+      assert.equal(await fresh.rpc('eth_getStorageAt', [up.storage, '0x0', 'latest']), word(42n));
+    } finally {
+      await fresh.close();
+    }
+  });
+
   test('impersonating an upstream account sends from it', async () => {
     await fork.rpc('anvil_impersonateAccount', [RICH]);
     await send(fork, { from: RICH, to: up.funded[7], value: '0x1' });

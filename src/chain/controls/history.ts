@@ -110,6 +110,7 @@ export class History {
       if (snap.rollbacks === this.rollbacks) {
         this.n.trieNodes.rewind(snap.mark);
         this.n.preimages.rewind(snap.preimages);
+        this.n.state.storeRewound();
       }
       if (this.snapshots.size === 0) this.endJournals();
       this.n.pool = snap.pool.clone();

@@ -26,8 +26,14 @@ export interface NodeMap {
   delete(key: string): boolean;
 }
 
-/** Bytes per slab. A value over a quarter of this gets a slab of its own. */
-export const SLAB = 1 << 20;
+/**
+ * Bytes per slab, and the span of a slab's places: a value's place is slab index × SLAB + offset.
+ * 32 MiB is the largest threshold glibc's malloc moves its mmap threshold up to, so a slab is
+ * always a mapping of its own, never part of malloc's heap: its pages cost memory only once
+ * written, and a slab let go (a reverted snapshot) goes back to the system instead of leaving a
+ * hole in the heap. A value over a quarter of a slab gets a slab of its own.
+ */
+export const SLAB = 1 << 25;
 /** Each value is stored after its length, 4 bytes little-endian. */
 const HEAD = 4;
 /** A journal entry's `prior` for a key that had no value. */
@@ -78,9 +84,16 @@ export class NodeStore implements NodeMap {
   protected readonly slabs: Uint8Array[] = [];
   /** The array handed out for each long value (see readAt). */
   private readonly stable = new Map<number, Uint8Array>();
+  /** Bytes written into each slab. */
+  private readonly filled: number[] = [];
   /** The slab being filled (an index into `slabs`), and its first free byte. */
   private current = -1;
   private free = SLAB;
+
+  /** `slabBytes`: bytes of each slab (at most SLAB; tests take small ones to fill many). */
+  constructor(private readonly slabBytes = SLAB) {
+    if (slabBytes > SLAB) throw new RangeError(`a slab holds at most ${SLAB} bytes`);
+  }
   /** Entries changed since the oldest live mark, each with where its value was before (or NONE). */
   private journal: { keys: string[]; prior: number[]; rewrites: number } | undefined;
 
@@ -158,7 +171,7 @@ export class NodeStore implements NodeMap {
     }
     keys.length = prior.length = mark.entries;
     journal.rewrites = mark.rewrites;
-    this.slabs.length = mark.slabs;
+    this.slabs.length = this.filled.length = mark.slabs;
     for (const at of this.stable.keys()) if (writtenSince(mark, at)) this.stable.delete(at);
     // The slab being filled at the mark keeps its free tail unused: bytes are written once.
     this.current = -1;
@@ -195,7 +208,7 @@ export class NodeStore implements NodeMap {
   /** Bytes written to slabs so far, forgotten entries included. */
   get used(): number {
     let n = 0;
-    for (let i = 0; i < this.slabs.length; i++) n += i === this.current ? this.free : this.slabs[i]!.byteLength;
+    for (const bytes of this.filled) n += bytes;
     return n;
   }
 
@@ -203,19 +216,22 @@ export class NodeStore implements NodeMap {
     const n = value.byteLength;
     let slab: Uint8Array;
     let at: number;
-    if (HEAD + n > SLAB / 4) {
+    if (HEAD + n > this.slabBytes / 4) {
       slab = new Uint8Array(new SharedArrayBuffer(HEAD + n));
       this.slabs.push(slab);
+      this.filled.push(HEAD + n);
       at = (this.slabs.length - 1) * SLAB;
     } else {
-      if (this.free + HEAD + n > SLAB) {
-        this.slabs.push(new Uint8Array(new SharedArrayBuffer(SLAB)));
+      if (this.free + HEAD + n > this.slabBytes) {
+        this.slabs.push(new Uint8Array(new SharedArrayBuffer(this.slabBytes)));
+        this.filled.push(0);
         this.current = this.slabs.length - 1;
         this.free = 0;
       }
       slab = this.slabs[this.current]!;
       at = this.current * SLAB + this.free;
       this.free += HEAD + n;
+      this.filled[this.current] = this.free;
     }
     const start = at % SLAB;
     slab[start] = n & 0xff;

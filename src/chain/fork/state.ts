@@ -284,7 +284,15 @@ export class NodeStateManager extends MerkleStateManager {
     return this.ensureUpstreamRoot().then((r) => new Account(up.nonce, up.balance, r, up.codeHash));
   }
 
-  /** Root of the one-entry trie marking "storage continues upstream" (written into this trie's database once). */
+  /**
+   * The node store let go of what was written after a snapshot (a revert), perhaps the upstream
+   * mark's trie: it is written again when next needed.
+   */
+  storeRewound(): void {
+    this.upstreamRoot = undefined;
+  }
+
+  /** Root of the one-entry trie marking "storage continues upstream" (written into this trie's database once, and again after a rewind). */
   private async ensureUpstreamRoot(): Promise<Uint8Array> {
     const trie = this._trie.shallowCopy(false);
     trie.root(trie.EMPTY_TRIE_ROOT);
