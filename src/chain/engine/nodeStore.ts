@@ -18,6 +18,7 @@
  */
 
 import { bytesToUnprefixedHex, equalsBytes, type BatchDBOp, type DB } from '@ethereumjs/util';
+import { firstEntries } from './maps.js';
 
 /** The part of a Map the trie's database uses: a NodeStore, a call worker's StoreReplica, or a Map. */
 export interface NodeMap {
@@ -151,15 +152,8 @@ export class NodeStore implements NodeMap {
     const undone = keys.length - mark.entries;
     const kept = this.where.size - undone;
     if (journal.rewrites === mark.rewrites && undone > kept) {
-      // Only new keys since the mark, the last ones in the map's order, and most of the store:
-      // copying the entries before them is cheaper than deleting these one by one.
-      const where = new Map<string, number>();
-      let i = 0;
-      for (const entry of this.where) {
-        if (i++ === kept) break;
-        where.set(entry[0], entry[1]);
-      }
-      this.where = where;
+      // Only new keys since the mark, the last ones in the map's order, and most of the store.
+      this.where = firstEntries(this.where, kept);
       this.rebuilt();
     } else {
       for (let i = keys.length - 1; i >= mark.entries; i--) {

@@ -11,6 +11,7 @@
  */
 import { bytesToHex } from '@ethereumjs/util';
 import { keccak256 } from './keccak.js';
+import { firstEntries } from './maps.js';
 
 export class Preimages {
   private byHash = new Map<string, Uint8Array>();
@@ -53,16 +54,9 @@ export class Preimages {
     const added = this.added;
     if (added === undefined || added.length <= mark) return;
     const kept = this.byHash.size - (added.length - mark);
-    if (added.length - mark > kept) {
-      // Most of the record: copying the entries before them beats deleting these one by one.
-      const byHash = new Map<string, Uint8Array>();
-      let i = 0;
-      for (const entry of this.byHash) {
-        if (i++ === kept) break;
-        byHash.set(entry[0], entry[1]);
-      }
-      this.byHash = byHash;
-    } else {
+    // The preimages since the mark are the last ones in the map's order.
+    if (added.length - mark > kept) this.byHash = firstEntries(this.byHash, kept);
+    else {
       for (let i = mark; i < added.length; i++) this.byHash.delete(added[i]!);
     }
     added.length = mark;
