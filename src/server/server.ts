@@ -364,7 +364,7 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
     wss.handleUpgrade(req, socket, head, (ws) => {
       log(101, client);
       clients.add(ws);
-      serveSocket(ws, req, client, socketOptions, () => clients.delete(ws));
+      serveSocket(ws, req, client, socketOptions, forget(clients, ws));
     });
   });
 
@@ -424,4 +424,13 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
       });
     });
   });
+}
+
+/**
+ * A socket's "gone" callback, made outside the upgrade handler: a closure made inside it would keep
+ * the handler's whole scope (the upgrade request, its headers, the head buffer) for the life of the
+ * connection.
+ */
+function forget(clients: Set<WebSocket>, ws: WebSocket): () => void {
+  return () => clients.delete(ws);
 }
