@@ -151,17 +151,22 @@ export class NodeStore implements NodeMap {
     const { keys, prior } = journal;
     const undone = keys.length - mark.entries;
     const kept = this.where.size - undone;
-    if (journal.rewrites === mark.rewrites && undone > kept) {
+    const onlyNew = journal.rewrites === mark.rewrites;
+    const where = this.where;
+    // Copying an entry into a new map costs about three times what deleting one does.
+    if (onlyNew && undone > 3 * kept) {
       // Only new keys since the mark, the last ones in the map's order, and most of the store.
-      this.where = firstEntries(this.where, kept);
+      this.where = firstEntries(where, kept);
       this.rebuilt();
     } else {
-      for (let i = keys.length - 1; i >= mark.entries; i--) {
-        const key = keys[i]!;
-        if (prior[i] === NONE) this.where.delete(key);
-        else this.where.set(key, prior[i]!);
-        this.changed(key);
-      }
+      // Newest first: deleting a map's last entries first is about twice as fast.
+      if (onlyNew) for (let i = keys.length - 1; i >= mark.entries; i--) where.delete(keys[i]!);
+      else
+        for (let i = keys.length - 1; i >= mark.entries; i--) {
+          if (prior[i] === NONE) where.delete(keys[i]!);
+          else where.set(keys[i]!, prior[i]!);
+        }
+      this.changed(keys, mark.entries);
     }
     keys.length = prior.length = mark.entries;
     journal.rewrites = mark.rewrites;
@@ -179,8 +184,8 @@ export class NodeStore implements NodeMap {
     this.journal = undefined;
   }
 
-  /** An entry changed by a rewind (a RecordedStore tells its replicas). */
-  protected changed(_key: string): void {}
+  /** Entries `keys[from]` on were undone by a rewind (a RecordedStore tells its replicas). */
+  protected changed(_keys: readonly string[], _from: number): void {}
 
   /** The index was rebuilt by a rewind: replicas need all of it again. */
   protected rebuilt(): void {}

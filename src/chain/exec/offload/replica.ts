@@ -49,8 +49,9 @@ export class RecordedStore extends NodeStore {
     return super.delete(key);
   }
 
-  protected override changed(key: string): void {
-    this.logged?.add(key);
+  protected override changed(keys: readonly string[], from: number): void {
+    const logged = this.logged;
+    if (logged !== undefined) for (let i = from; i < keys.length; i++) logged.add(keys[i]!);
   }
 
   protected override rebuilt(): void {
