@@ -262,3 +262,18 @@ test('preimages recorded after a mark are forgotten by a rewind to it, one by on
   assert.deepEqual(p.get(bytesToHex(keccak256(key(9)))), key(9));
   for (const i of [10, 11, 50]) assert.equal(p.get(bytesToHex(keccak256(key(i)))), undefined, `key ${i} forgotten`);
 });
+
+test('a key a rewind put back does not fool a later rewind to an older mark', () => {
+  const store = new NodeStore(MiB);
+  for (let i = 0; i < 10; i++) store.set(`p${i}`, new Uint8Array([i]));
+  const outer = store.mark();
+  store.set('n0', new Uint8Array([100]));
+  const inner = store.mark();
+  store.delete('p3');
+  store.rewind(inner);
+  assert.deepEqual(store.get('p3'), new Uint8Array([3]), 'put back, now last in the map');
+  for (let i = 0; i < 100; i++) store.set(`x${i}`, new Uint8Array([i, 1]));
+  store.rewind(outer);
+  assert.deepEqual([...store.entries()].map(([k]) => k).sort(), Array.from({ length: 10 }, (_, i) => `p${i}`).sort());
+  assert.deepEqual(store.get('p3'), new Uint8Array([3]));
+});

@@ -46,6 +46,8 @@ export interface StoreMark {
   readonly entries: number;
   /** Of those, entries that changed or deleted a key (not new ones). */
   readonly rewrites: number;
+  /** NodeStore.reinserted then. */
+  readonly reinserted: number;
   /** Slabs begun before it. */
   readonly slabs: number;
   /** The slab being filled then (-1: none), and its first free byte. */
@@ -91,12 +93,18 @@ export class NodeStore implements NodeMap {
   private current = -1;
   private free = SLAB;
 
+  /** Entries changed since the oldest live mark, each with where its value was before (or NONE). */
+  private journal: { keys: string[]; prior: number[]; rewrites: number } | undefined;
+  /**
+   * Keys a rewind put back after they had been deleted: each went to the end of the map's order,
+   * so the map's order no longer says which keys came after an earlier mark.
+   */
+  private reinserted = 0;
+
   /** `slabBytes`: bytes of each slab (at most SLAB; tests take small ones to fill many). */
   constructor(private readonly slabBytes = SLAB) {
     if (slabBytes > SLAB) throw new RangeError(`a slab holds at most ${SLAB} bytes`);
   }
-  /** Entries changed since the oldest live mark, each with where its value was before (or NONE). */
-  private journal: { keys: string[]; prior: number[]; rewrites: number } | undefined;
 
   get size(): number {
     return this.where.size;
@@ -137,7 +145,7 @@ export class NodeStore implements NodeMap {
   mark(): StoreMark {
     this.journal ??= { keys: [], prior: [], rewrites: 0 };
     const { keys, rewrites } = this.journal;
-    return { entries: keys.length, rewrites, slabs: this.slabs.length, current: this.current, free: this.free };
+    return { entries: keys.length, rewrites, reinserted: this.reinserted, slabs: this.slabs.length, current: this.current, free: this.free };
   }
 
   /**
@@ -154,7 +162,7 @@ export class NodeStore implements NodeMap {
     const onlyNew = journal.rewrites === mark.rewrites;
     const where = this.where;
     // Copying an entry into a new map costs about three times what deleting one does.
-    if (onlyNew && undone > 3 * kept) {
+    if (onlyNew && this.reinserted === mark.reinserted && undone > 3 * kept) {
       // Only new keys since the mark, the last ones in the map's order, and most of the store.
       this.where = firstEntries(where, kept);
       this.rebuilt();
@@ -163,8 +171,12 @@ export class NodeStore implements NodeMap {
       if (onlyNew) for (let i = keys.length - 1; i >= mark.entries; i--) where.delete(keys[i]!);
       else
         for (let i = keys.length - 1; i >= mark.entries; i--) {
-          if (prior[i] === NONE) where.delete(keys[i]!);
-          else where.set(keys[i]!, prior[i]!);
+          const key = keys[i]!;
+          if (prior[i] === NONE) where.delete(key);
+          else {
+            if (!where.has(key)) this.reinserted++;
+            where.set(key, prior[i]!);
+          }
         }
       this.changed(keys, mark.entries);
     }
