@@ -136,6 +136,18 @@ describe('state, blocks and history', () => {
     assert.ok(BigInt(r.gasUsed) > 21000n);
   });
 
+  test('calls that write storage leave the node store as it was (eth_call, eth_estimateGas, eth_createAccessList)', async () => {
+    const size = n.node.trieNodes.size;
+    for (let i = 0; i < 10; i++) {
+      const call = { from: ADDRS[0], to: storageAddr, data: iface.encodeFunctionData('set', [1000n + BigInt(i)]) };
+      assert.equal(await n.rpc('eth_call', [call, 'latest']), '0x');
+      assert.ok(BigInt(await n.rpc('eth_estimateGas', [call])) > 21_000n);
+      assert.equal((await n.rpc<any>('eth_createAccessList', [call, 'latest'])).accessList.length, 1);
+    }
+    assert.equal(n.node.trieNodes.size, size, 'nothing a call wrote stays in the store');
+    assert.equal(BigInt(await n.rpc('eth_getStorageAt', [storageAddr, '0x0', 'latest'])), 43n);
+  });
+
   test('account reads: balance, nonce (latest and pending), code', async () => {
     assert.equal(await n.rpc('eth_getTransactionCount', [ADDRS[0], 'latest']), '0x4');
     assert.equal(await n.rpc('eth_getTransactionCount', [ADDRS[0], 'pending']), '0x4');

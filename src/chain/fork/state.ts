@@ -25,10 +25,11 @@
  * and mark values are 33 bytes long, which no storage value can be.
  */
 import { RLP } from '@ethereumjs/rlp';
-import { CODEHASH_PREFIX, MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager';
+import { CODEHASH_PREFIX, type MerkleStateManagerOpts } from '@ethereumjs/statemanager';
 import type { StorageDump, StorageRange } from '@ethereumjs/common';
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Account, Address, KECCAK256_NULL, KECCAK256_RLP, bytesToUnprefixedHex, concatBytes, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';
+import { CachedStateManager, type Maybe } from '../engine/cachedState.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Fork } from './fork.js';
 import type { Discovery } from './discovery.js';
@@ -45,24 +46,16 @@ const RLP_EMPTY = RLP.encode(EMPTY);
 /** "Not in the local trie": read the upstream. */
 const UNTOUCHED = Symbol('untouched');
 
-/**
- * A value, or a promise of it when the trie or the upstream must be read. The read path of a warm
- * fork (every SLOAD and BALANCE of a call) is answered from caches; returning the value itself
- * spares a promise and a microtask per layer.
- */
-type Maybe<T> = T | Promise<T>;
 type Local = Account | undefined | typeof UNTOUCHED;
 /** A transaction's sender while it runs (see withCodeSender). */
 type Sender = { address: Address; checked?: boolean; copy?: Account; codeHash?: Uint8Array };
-/** Entries each committed-read memo holds before it starts over. */
-const MEMO_LIMIT = 200_000;
 
 
 export interface NodeStateManagerOpts extends MerkleStateManagerOpts {
   link: ForkLink;
 }
 
-export class NodeStateManager extends MerkleStateManager {
+export class NodeStateManager extends CachedStateManager {
   readonly link: ForkLink;
   /** While set, upstream misses are recorded here and read as empty (discovery runs). */
   discovery: Discovery | undefined;
@@ -155,78 +148,6 @@ export class NodeStateManager extends MerkleStateManager {
     this._caches?.deleteAccount(address);
     delete this._storageTries[bytesToUnprefixedHex(keccak_256(address.bytes))];
     await super.putAccount(address, new Account(0n, 0n, KECCAK256_RLP, TOMBSTONE_CODE_HASH));
-  }
-
-  // ---------------------------------------------------------------- committed-read memo
-  //
-  // Calls run inside a checkpoint that is reverted, and the revert also drops what they read into
-  // the account and storage caches, so every eth_call walked the trie (and hashed its keys) again.
-  // Trie contents are immutable per root: an account under state root R, or a slot under storage
-  // root S, never changes. These memos keep such reads across reverts; they are never stale.
-
-  private accountReads = new Map<string, Uint8Array | null>();
-  private accountReadsRoot: Uint8Array | undefined;
-  private storageReads = new Map<string, Uint8Array | null>();
-
-  private committedAccount(address: Address): Maybe<Account | undefined> {
-    const elem = this._caches?.account?.get(address);
-    if (elem !== undefined) return elem.accountRLP !== undefined ? this.decode(elem.accountRLP, true) : undefined;
-    return this.committedAccountFromTrie(address);
-  }
-
-  private async committedAccountFromTrie(address: Address): Promise<Account | undefined> {
-    const root = this._trie.root();
-    if (this.accountReadsRoot === undefined || !equalsBytes(this.accountReadsRoot, root)) {
-      this.accountReads = new Map();
-      this.accountReadsRoot = root;
-    }
-    const k = bytesToUnprefixedHex(address.bytes);
-    let rlp = this.accountReads.get(k);
-    if (rlp === undefined) {
-      rlp = await this._trie.get(address.bytes);
-      if (this.accountReads.size >= MEMO_LIMIT) this.accountReads.clear();
-      this.accountReads.set(k, rlp);
-    }
-    const account = rlp !== null ? createAccountFromRLP(rlp) : undefined;
-    this._caches?.account?.put(address, account);
-    return account;
-  }
-
-  private committedStorage(address: Address, key: Uint8Array): Maybe<Uint8Array> {
-    const cached = this._caches?.storage?.get(address, key);
-    if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
-    return this.committedStorageFromTrie(address, key);
-  }
-
-  private async committedStorageFromTrie(address: Address, key: Uint8Array): Promise<Uint8Array> {
-    const account = await this.getAccount(address);
-    if (!account) return EMPTY;
-    const k = bytesToUnprefixedHex(account.storageRoot) + bytesToUnprefixedHex(key);
-    let value = this.storageReads.get(k);
-    if (value === undefined) {
-      value = await this._getStorageTrie(address, account).get(key);
-      if (this.storageReads.size >= MEMO_LIMIT) this.storageReads.clear();
-      this.storageReads.set(k, value);
-    }
-    this._caches?.storage?.put(address, key, value ?? RLP_EMPTY);
-    return value === null ? EMPTY : (RLP.decode(value) as Uint8Array);
-  }
-
-  /**
-   * Accounts decoded from cached RLP, by the RLP's identity (a cache entry keeps its bytes until
-   * replaced): storage and code reads look the account up on every SLOAD, and decoding it each
-   * time cost more than the read. The shared object is only read here; callers that may modify an
-   * account get a copy.
-   */
-  private decoded = new WeakMap<Uint8Array, Account>();
-
-  private decode(rlp: Uint8Array, copy: boolean): Account {
-    let a = this.decoded.get(rlp);
-    if (a === undefined) {
-      a = createAccountFromRLP(rlp);
-      this.decoded.set(rlp, a);
-    }
-    return copy ? new Account(a.nonce, a.balance, a.storageRoot, a.codeHash) : a;
   }
 
   /**

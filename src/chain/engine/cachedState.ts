@@ -1,0 +1,111 @@
+/**
+ * ethereumjs's Merkle state manager as the live state and its copies use it: storage writes stay in
+ * the storage cache until a flush, and reads of committed accounts and slots are memoized across
+ * the reverts every call ends with. The fork's read-through (fork/state.ts) builds on it.
+ */
+import { RLP } from '@ethereumjs/rlp';
+import { MerkleStateManager } from '@ethereumjs/statemanager';
+import { Account, Address, EthereumJSErrorWithoutCode, bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util';
+
+const EMPTY = new Uint8Array(0);
+const RLP_EMPTY = RLP.encode(EMPTY);
+/** Entries each committed-read memo holds before it starts over. */
+const MEMO_LIMIT = 200_000;
+
+/**
+ * A value, or a promise of it when the trie (or a fork's upstream) must be read. A warm read (every
+ * SLOAD and BALANCE of a call) is answered from caches; returning the value itself spares a promise
+ * and a microtask per layer.
+ */
+export type Maybe<T> = T | Promise<T>;
+
+export class CachedStateManager extends MerkleStateManager {
+  /**
+   * A write goes into the storage cache only; the cache is written into the storage trie at the
+   * next flush (the block's end, a state root). ethereumjs 10.1.3 writes the trie at once as well:
+   * its `put(...) ?? write` falls through because the cache's put returns nothing. That was a trie
+   * write, its node hashing and an account update on every SSTORE, all done again by the flush; and
+   * a call's writes left their trie nodes in the node store for good (its revert drops only the
+   * caches), so the store grew with every eth_call or estimate that wrote storage.
+   */
+  override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    const cache = this._caches?.storage;
+    if (cache === undefined) return super.putStorage(address, key, value);
+    if (key.length !== 32) throw EthereumJSErrorWithoutCode('Storage key must be 32 bytes long');
+    if (value.length > 32) throw EthereumJSErrorWithoutCode('Storage value cannot be longer than 32 bytes');
+    if ((await this.getAccount(address)) === undefined) throw EthereumJSErrorWithoutCode('putStorage() called on non-existing account');
+    cache.put(address, key, RLP.encode(unpadBytes(value)));
+  }
+
+  // ---------------------------------------------------------------- committed-read memo
+  //
+  // Calls run inside a checkpoint that is reverted, and the revert also drops what they read into
+  // the account and storage caches, so every eth_call walked the trie (and hashed its keys) again.
+  // Trie contents are immutable per root: an account under state root R, or a slot under storage
+  // root S, never changes. These memos keep such reads across reverts; they are never stale.
+
+  private accountReads = new Map<string, Uint8Array | null>();
+  private accountReadsRoot: Uint8Array | undefined;
+  private storageReads = new Map<string, Uint8Array | null>();
+
+  protected committedAccount(address: Address): Maybe<Account | undefined> {
+    const elem = this._caches?.account?.get(address);
+    if (elem !== undefined) return elem.accountRLP !== undefined ? this.decode(elem.accountRLP, true) : undefined;
+    return this.committedAccountFromTrie(address);
+  }
+
+  private async committedAccountFromTrie(address: Address): Promise<Account | undefined> {
+    const root = this._trie.root();
+    if (this.accountReadsRoot === undefined || !equalsBytes(this.accountReadsRoot, root)) {
+      this.accountReads = new Map();
+      this.accountReadsRoot = root;
+    }
+    const k = bytesToUnprefixedHex(address.bytes);
+    let rlp = this.accountReads.get(k);
+    if (rlp === undefined) {
+      rlp = await this._trie.get(address.bytes);
+      if (this.accountReads.size >= MEMO_LIMIT) this.accountReads.clear();
+      this.accountReads.set(k, rlp);
+    }
+    const account = rlp !== null ? createAccountFromRLP(rlp) : undefined;
+    this._caches?.account?.put(address, account);
+    return account;
+  }
+
+  protected committedStorage(address: Address, key: Uint8Array): Maybe<Uint8Array> {
+    const cached = this._caches?.storage?.get(address, key);
+    if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
+    return this.committedStorageFromTrie(address, key);
+  }
+
+  private async committedStorageFromTrie(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    const account = await this.getAccount(address);
+    if (!account) return EMPTY;
+    const k = bytesToUnprefixedHex(account.storageRoot) + bytesToUnprefixedHex(key);
+    let value = this.storageReads.get(k);
+    if (value === undefined) {
+      value = await this._getStorageTrie(address, account).get(key);
+      if (this.storageReads.size >= MEMO_LIMIT) this.storageReads.clear();
+      this.storageReads.set(k, value);
+    }
+    this._caches?.storage?.put(address, key, value ?? RLP_EMPTY);
+    return value === null ? EMPTY : (RLP.decode(value) as Uint8Array);
+  }
+
+  /**
+   * Accounts decoded from cached RLP, by the RLP's identity (a cache entry keeps its bytes until
+   * replaced): storage and code reads look the account up on every SLOAD, and decoding it each
+   * time cost more than the read. The shared object is only read here; callers that may modify an
+   * account get a copy.
+   */
+  private decoded = new WeakMap<Uint8Array, Account>();
+
+  protected decode(rlp: Uint8Array, copy: boolean): Account {
+    let a = this.decoded.get(rlp);
+    if (a === undefined) {
+      a = createAccountFromRLP(rlp);
+      this.decoded.set(rlp, a);
+    }
+    return copy ? new Account(a.nonce, a.balance, a.storageRoot, a.codeHash) : a;
+  }
+}
