@@ -256,6 +256,9 @@ describe('debug_trace* on a live node', () => {
     for (const [i, r] of receipts.entries()) await trie.put(RLP.encode(i), hexToBytes(r as `0x${string}`));
     const block = await n.rpc('eth_getBlockByNumber', [multi.number, false]);
     assert.equal(bytesToHex(trie.root()), block.receiptsRoot, 'the receipts trie of the raw receipts is the header receiptsRoot');
+    const txTrie = await createMPT();
+    for (const [i, tx] of (block.transactions as string[]).entries()) await txTrie.put(RLP.encode(i), hexToBytes(await n.rpc('debug_getRawTransaction', [tx])));
+    assert.equal(bytesToHex(txTrie.root()), block.transactionsRoot, 'the transactions trie of the raw transactions is the header transactionsRoot');
     // Typed receipt: 0x02 || rlp([status, cumulativeGas, bloom, logs]).
     const decoded = decodeRlp('0x' + receipts[1].slice(4)) as unknown[];
     const mined = await receipt(h);
