@@ -243,6 +243,27 @@ test('a replica follows a rewind: entry by entry, or a whole new index when most
   }
 });
 
+test('a cleared store (a chain reset) holds nothing and uses up its marks; a replica gets the new store whole', () => {
+  const store = new RecordedStore(MiB);
+  for (let i = 0; i < 3000; i++) store.set(`k${i}`, new Uint8Array(400).fill(i & 0xff));
+  const replica = new StoreReplica();
+  replica.apply(store.startLog());
+  const mark = store.mark();
+  store.set('before', new Uint8Array([1]));
+  store.clear();
+  assert.equal(store.size, 0);
+  assert.equal(store.used, 0, 'every slab let go');
+  store.set('genesis', new Uint8Array(1000).fill(5));
+  assert.equal(store.rewind(mark), 0, 'marks taken before the clear are used up');
+  const writes = store.take()!;
+  assert.equal(writes.reset, true);
+  replica.apply(writes);
+  assert.equal(replica.size, 1);
+  assert.equal(replica.get('k1'), undefined);
+  assert.deepEqual(replica.get('genesis'), new Uint8Array(1000).fill(5));
+  store.stopLog();
+});
+
 test('preimages recorded after a mark are forgotten by a rewind to it, one by one or by keeping the rest', async () => {
   const { Preimages } = await import('../../src/chain/engine/preimages.js');
   const { keccak256 } = await import('../../src/chain/engine/keccak.js');

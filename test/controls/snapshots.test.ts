@@ -176,4 +176,19 @@ describe('reverts let go of the state written since the snapshot', () => {
     assert.equal(await numberAt('0x' + (head - 1).toString(16)), 70n);
     assert.equal(await numberAt('latest'), 8n, 'the live state is the snapshot\'s');
   });
+
+  test('a reset lets go of the old chain: its nodes and key preimages are gone, and the new chain reads right, on the worker too', async () => {
+    const fresh = await startTestNode();
+    const genesis = { nodes: fresh.node.trieNodes.size, preimages: fresh.node.preimages.size };
+    await fresh.close();
+    assert.ok(n.node.trieNodes.size > genesis.nodes);
+    assert.equal(await n.rpc('anvil_reset'), null);
+    assert.deepEqual({ nodes: n.node.trieNodes.size, preimages: n.node.preimages.size }, genesis);
+    // The same deployment again (nonce 0: the same address), then a block on top of it.
+    assert.equal(await deploy(n, 'Storage'), storage);
+    await setNumber(9);
+    assert.equal(await numberAt('latest'), 9n);
+    assert.equal(await numberAt('0x1'), 0n, 'the block of the deployment, on the worker');
+    assert.equal(await n.rpc('eth_call', [{ to: storage, data: iface.encodeFunctionData('number') }, '0x0']), '0x', 'genesis has no code there');
+  });
 });

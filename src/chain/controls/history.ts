@@ -182,6 +182,10 @@ export class History {
       this.n.autoImpersonate = false;
       this.n.restoreBlockSettings(this.n.defaults);
       await this.n.state.setStateRoot(KECCAK256_RLP);
+      // Nothing of the old chain is read again: its trie nodes, code and key preimages go.
+      this.n.trieNodes.clear();
+      this.n.preimages.clear();
+      this.n.state.storeRewound();
       this.n.forkLink.fork = fork;
       if (old !== undefined && old !== fork) old.close();
       this.n.store.rebase(0n);

@@ -191,6 +191,22 @@ export class NodeStore implements NodeMap {
     return undone;
   }
 
+  /**
+   * Let go of everything (a chain reset: the old chain's nodes are never read again). Marks are
+   * used up; replicas get the empty index.
+   */
+  clear(): void {
+    this.where = new Map();
+    this.slabs.length = this.filled.length = 0;
+    this.stable.clear();
+    this.current = -1;
+    this.free = SLAB;
+    this.journal = undefined;
+    this.reinserted = 0;
+    this.rebuilt();
+    this.slabsDropped(0);
+  }
+
   /** No mark is live any more: stop journaling. */
   endJournal(): void {
     this.journal = undefined;

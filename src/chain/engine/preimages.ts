@@ -43,6 +43,12 @@ export class Preimages {
     return this.byHash.size;
   }
 
+  /** Forget every preimage (a chain reset); marks are used up. */
+  clear(): void {
+    this.byHash = new Map();
+    this.added = undefined;
+  }
+
   /** Where the record stands now; preimages recorded from now on are noted until `endJournal`. */
   mark(): number {
     this.added ??= [];

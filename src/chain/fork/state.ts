@@ -206,8 +206,8 @@ export class NodeStateManager extends CachedStateManager {
   }
 
   /**
-   * The node store let go of what was written after a snapshot (a revert), perhaps the upstream
-   * mark's trie: it is written again when next needed.
+   * The node store let go of nodes (a revert of what was written since a snapshot, or a reset),
+   * perhaps the upstream mark's trie: it is written again when next needed.
    */
   storeRewound(): void {
     this.upstreamRoot = undefined;
