@@ -1,6 +1,7 @@
 /**
- * The node's state manager: ethereumjs' Merkle state manager, plus read-through to the fork
- * upstream while a fork is active (`link.fork`; without one every method is the parent's).
+ * The node's state manager: ethereumjs' Merkle state manager as engine/cachedState.ts shapes it,
+ * plus read-through to the fork upstream while a fork is active (`link.fork`; without one the
+ * reads are the parent's), and senders that hold code.
  *
  * The local trie holds only what was written here; a trie miss means "never written here", and
  * the upstream's value at the fork block (cached by UpstreamState) is the answer. Upstream values
@@ -29,8 +30,8 @@ import { CODEHASH_PREFIX, type MerkleStateManagerOpts } from '@ethereumjs/statem
 import type { StorageDump, StorageRange } from '@ethereumjs/common';
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Account, Address, KECCAK256_NULL, KECCAK256_RLP, bytesToUnprefixedHex, concatBytes, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';
-import { CachedStateManager, type Maybe } from '../engine/cachedState.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
+import { CachedStateManager, type Maybe } from '../engine/cachedState.js';
 import type { Fork } from './fork.js';
 import type { Discovery } from './discovery.js';
 import { MARK, UPSTREAM_MARK, TOMBSTONE_CODE_HASH, zeroMark, visible, isMark, withoutMarks } from './marks.js';
@@ -49,7 +50,6 @@ const UNTOUCHED = Symbol('untouched');
 type Local = Account | undefined | typeof UNTOUCHED;
 /** A transaction's sender while it runs (see withCodeSender). */
 type Sender = { address: Address; checked?: boolean; copy?: Account; codeHash?: Uint8Array };
-
 
 export interface NodeStateManagerOpts extends MerkleStateManagerOpts {
   link: ForkLink;
