@@ -6,19 +6,19 @@
  */
 import type { Common } from '@ethereumjs/common';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { CacheType, Caches } from '@ethereumjs/statemanager';
 import { ValueEncoding } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { ForkLink, NodeStateManager } from '../fork/state.js';
 import { installFastLoop } from './loop/install.js';
 import { NodeDB, NodeStore, type NodeMap } from './nodeStore.js';
+import { NodeTrie } from './nodeTrie.js';
 import { Preimages } from './preimages.js';
 
 export interface Engine {
   common: Common;
   preimages: Preimages;
-  stateTrie: MerklePatriciaTrie;
+  stateTrie: NodeTrie;
   state: NodeStateManager;
   vm: VM;
 }
@@ -44,10 +44,10 @@ export async function createEngine(common: Common, history: EVMMockBlockchainInt
   // No `common` here: the trie would take the Common's keccak over `preimages.hash` and forget the
   // preimages a state dump needs (both are the same WebAssembly keccak).
   // Values as bytes: the default (hex text) kept every node twice as text and converted each node
-  // written to hex. No node cache (ethereumjs's LRU of 50,000 nodes): the store is in memory, and a
-  // Map read is cheaper than the cache's bookkeeping; the cache also kept the nodes it held alive
-  // as arrays of their own, beside the store's copy.
-  const stateTrie = new MerklePatriciaTrie({
+  // written to hex. No byte cache (ethereumjs's LRU of 50,000 encoded nodes): the store is in
+  // memory, and a Map read is cheaper than the cache's bookkeeping. What costs is decoding, so
+  // NodeTrie keeps the few thousand nodes last used decoded instead (nodeTrie.ts).
+  const stateTrie = new NodeTrie({
     db: new NodeDB(nodes),
     valueEncoding: ValueEncoding.Bytes,
     useKeyHashing: true,

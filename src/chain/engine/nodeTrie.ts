@@ -1,0 +1,158 @@
+/**
+ * The state and storage tries: ethereumjs's MerklePatriciaTrie with two shortcuts on the way to a
+ * key, which every account and slot read that misses the caches, and every write at a block's end,
+ * takes.
+ *
+ * - Nodes recently written or read are kept decoded (RLP-decoded, as arrays of bytes) by hash. A
+ *   write at a block's end walks from the root the previous write just re-hashed, so the nodes it
+ *   reads are the ones just written: a branch costs ~0.05 µs from here against ~2.5 µs to decode
+ *   its bytes again. Nodes are content-addressed, so an entry is right for as long as it is kept;
+ *   the set is bounded (two generations of at most `DECODED_NODES` each).
+ * - `findPath` follows the key down from the root in a plain loop, where ethereumjs's goes through
+ *   its generic walker (a task queue and a callback per node). Same result: the nodes on the path,
+ *   the node found (or null) and the nibbles not matched.
+ *
+ * Everything else (updates, deletes, hashing, checkpoints, proofs) is ethereumjs's own; a write
+ * only also records the nodes it stores. Copies (`shallowCopy`, which every storage trie is) share
+ * the decoded nodes.
+ */
+import { RLP } from '@ethereumjs/rlp';
+import { BranchMPTNode, LeafMPTNode, MerklePatriciaTrie, decodeRawMPTNode, type MPTNode, type MPTOpts, type TrieShallowCopyOpts } from '@ethereumjs/mpt';
+import { bytesToUnprefixedHex, type BatchDBOp } from '@ethereumjs/util';
+
+/** Entries per generation of decoded nodes (two generations are kept). */
+export const DECODED_NODES = 1024;
+
+type RawNode = Uint8Array[];
+type NodeRef = Uint8Array | RawNode;
+interface Path {
+  node: MPTNode | null;
+  remaining: number[];
+  stack: MPTNode[];
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** Recently used decoded nodes by hash hex: a young and an old generation, each bounded. */
+export class DecodedNodes {
+  private young = new Map<string, RawNode>();
+  private old = new Map<string, RawNode>();
+
+  constructor(private readonly limit = DECODED_NODES) {}
+
+  get(hashHex: string): RawNode | undefined {
+    const hit = this.young.get(hashHex);
+    if (hit !== undefined) return hit;
+    const aged = this.old.get(hashHex);
+    if (aged !== undefined) this.set(hashHex, aged);
+    return aged;
+  }
+
+  set(hashHex: string, raw: RawNode): void {
+    if (this.young.size >= this.limit) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    this.young.set(hashHex, raw);
+  }
+
+  get size(): number {
+    return this.young.size + this.old.size;
+  }
+
+  clear(): void {
+    this.young.clear();
+    this.old.clear();
+  }
+}
+
+/** `key` as nibbles, high half of each byte first (the trie's path). */
+function nibblesOf(key: Uint8Array): number[] {
+  const out = new Array<number>(key.length * 2);
+  for (let i = 0; i < key.length; i++) {
+    out[2 * i] = key[i] >> 4;
+    out[2 * i + 1] = key[i] & 15;
+  }
+  return out;
+}
+
+export class NodeTrie extends MerklePatriciaTrie {
+  constructor(
+    opts: MPTOpts,
+    readonly decoded = new DecodedNodes(),
+  ) {
+    super(opts);
+  }
+
+  /** The node `ref` names (a hash, or a node small enough to sit inside its parent); undefined if the store lacks it. */
+  private async readNode(ref: NodeRef): Promise<MPTNode | undefined> {
+    if (Array.isArray(ref)) return decodeRawMPTNode(ref);
+    const hex = bytesToUnprefixedHex(ref);
+    let raw = this.decoded.get(hex);
+    if (raw === undefined) {
+      const bytes = await this._db.get(this._getDbKey(ref));
+      if (bytes === undefined || bytes === null) return undefined;
+      raw = RLP.decode(bytes) as RawNode;
+      // Anything but a node ethereumjs's own lookup rejects, with its error.
+      if (!Array.isArray(raw)) return super.lookupNode(ref);
+      this.decoded.set(hex, raw);
+    }
+    return decodeRawMPTNode(raw);
+  }
+
+  override async lookupNode(node: NodeRef): Promise<MPTNode> {
+    // A node the store lacks: ethereumjs's own lookup reports it, with its own error.
+    return (await this.readNode(node)) ?? super.lookupNode(node);
+  }
+
+  override async findPath(key: Uint8Array, throwIfMissing = false, partialPath: { stack: MPTNode[] } = { stack: [] }): Promise<Path> {
+    // Resuming a walk from a partial path (proofs of ranges) stays with ethereumjs.
+    if (partialPath.stack.length > 0) return super.findPath(key, throwIfMissing, partialPath);
+    const target = nibblesOf(key);
+    const stack: MPTNode[] = [];
+    let at = 0;
+    let ref: NodeRef = this.root();
+    for (;;) {
+      const node = await this.readNode(ref);
+      if (node === undefined) {
+        // As ethereumjs's walk: a missing node ends it with nothing found, unless asked to throw.
+        if (throwIfMissing) await super.lookupNode(ref);
+        return { node: null, remaining: [], stack };
+      }
+      stack.push(node);
+      if (node instanceof BranchMPTNode) {
+        if (at === target.length) return { node, remaining: [], stack };
+        const child = node.getBranch(target[at]);
+        if (child === null) return { node: null, remaining: target.slice(at), stack };
+        at++;
+        ref = child as NodeRef;
+        continue;
+      }
+      // A leaf or an extension: its key must match the next nibbles.
+      const start = at;
+      const part = node.key();
+      const leaf = node instanceof LeafMPTNode;
+      if (leaf && target.length - at > part.length) return { node: null, remaining: target.slice(start), stack };
+      for (let i = 0; i < part.length; i++, at++) {
+        if (part[i] !== target[at]) return { node: null, remaining: target.slice(start), stack };
+      }
+      if (leaf) return { node, remaining: [], stack };
+      ref = node.value() as NodeRef;
+    }
+  }
+
+  override _formatNode(node: MPTNode, topLevel: boolean, opStack: BatchDBOp[], remove = false): ReturnType<MerklePatriciaTrie['_formatNode']> {
+    const out = super._formatNode(node, topLevel, opStack, remove);
+    // A node stored under its hash: keep it decoded (empty branches and values as empty bytes, as
+    // decoding its stored form gives them).
+    if (!remove && out instanceof Uint8Array) this.decoded.set(bytesToUnprefixedHex(out), node.raw().map((part) => part ?? EMPTY) as RawNode);
+    return out;
+  }
+
+  override shallowCopy(includeCheckpoints = true, opts?: TrieShallowCopyOpts): NodeTrie {
+    const self = this as unknown as { _opts: MPTOpts; _db: { db: { shallowCopy(): MPTOpts['db'] }; checkpoints: unknown } };
+    const trie = new NodeTrie({ ...self._opts, db: self._db.db.shallowCopy(), root: this.root(), cacheSize: 0, ...(opts ?? {}) }, this.decoded);
+    if (includeCheckpoints && this.hasCheckpoints()) (trie as unknown as { _db: { setCheckpoints(c: unknown): void } })._db.setCheckpoints(self._db.checkpoints);
+    return trie;
+  }
+}
