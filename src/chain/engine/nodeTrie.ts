@@ -6,8 +6,10 @@
  * - Nodes recently written or read are kept decoded (RLP-decoded, as arrays of bytes) by hash. A
  *   write at a block's end walks from the root the previous write just re-hashed, so the nodes it
  *   reads are the ones just written: a branch costs ~0.05 µs from here against ~2.5 µs to decode
- *   its bytes again. Nodes are content-addressed, so an entry is right for as long as it is kept;
- *   the set is bounded (two generations of at most `DECODED_NODES` each).
+ *   its bytes again. Mining an ERC20 transfer reads ~18.5 nodes, ~17 of them from here. Nodes are
+ *   content-addressed, so an entry is right for as long as it is kept. The set is bounded: two
+ *   generations of at most `DECODED_NODES` each, ~2.6 KB an entry (a branch's 16 child hashes are
+ *   arrays of their own), so at most ~1.3 MB; four times as many entries saved ~0.5 reads more.
  * - `findPath` follows the key down from the root in a plain loop, where ethereumjs's goes through
  *   its generic walker (a task queue and a callback per node). Same result: the nodes on the path,
  *   the node found (or null) and the nibbles not matched.
@@ -21,7 +23,7 @@ import { BranchMPTNode, LeafMPTNode, MerklePatriciaTrie, decodeRawMPTNode, type 
 import { bytesToUnprefixedHex, type BatchDBOp } from '@ethereumjs/util';
 
 /** Entries per generation of decoded nodes (two generations are kept). */
-export const DECODED_NODES = 1024;
+export const DECODED_NODES = 256;
 
 type RawNode = Uint8Array[];
 type NodeRef = Uint8Array | RawNode;
