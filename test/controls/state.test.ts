@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
+import { bytesToHex } from '@ethereumjs/util';
 import { keccak256 } from 'ethers';
 import { readStateFile, writeStateFile } from '../../src/chain/controls/stateDisk.js';
 import { ADDRS, startTestNode, type TestNode } from '../support/node.js';
@@ -146,5 +147,27 @@ describe('state dumps', () => {
     writeFileSync(path + '.gz', gzipSync(text));
     assert.equal((await readStateFile(a.node, path + '.gz')).chain?.head, parsed.chain?.head);
     await assert.rejects(readStateFile(a.node, join(dir, 'missing.json')), /missing\.json: no such file/);
+  });
+  test('reads of accounts and slots never written keep nothing for the dump; writes are listed', async () => {
+    const before = a.node.preimages.size;
+    const dumped = Object.keys(JSON.parse(blobText(await a.rpc<string>('anvil_dumpState'))).accounts).length;
+    for (let i = 0; i < 20; i++) {
+      const who = '0x' + (0xabc000 + i).toString(16).padStart(40, '0');
+      const slot = '0x' + (0x5000 + i).toString(16);
+      assert.equal(await a.rpc('eth_getBalance', [who, 'latest']), '0x0');
+      assert.equal(BigInt(await a.rpc('eth_getStorageAt', [storageAt, slot, 'latest'])), 0n);
+      await a.rpc('eth_getProof', [who, [slot], 'latest']);
+      await a.rpc('eth_call', [{ to: who, data: '0x01' }, 'latest']);
+    }
+    assert.equal(a.node.preimages.size, before, 'a read keeps no preimage');
+    const fresh = '0x' + 'ab'.repeat(20);
+    await a.rpc('anvil_setStorageAt', [fresh, '0x5', '0x01']);
+    await a.rpc('evm_mine');
+    const slot5 = '0x' + '0'.repeat(63) + '5';
+    assert.equal(bytesToHex(a.node.preimages.get(keccak256(fresh))!), fresh, 'the account written');
+    assert.equal(bytesToHex(a.node.preimages.get(keccak256(slot5))!), slot5, 'the slot written');
+    const doc = JSON.parse(blobText(await a.rpc<string>('anvil_dumpState')));
+    assert.equal(Object.keys(doc.accounts).length, dumped + 1);
+    assert.deepEqual(doc.accounts[fresh].storage, { [slot5]: '0x' + '0'.repeat(63) + '1' });
   });
 });

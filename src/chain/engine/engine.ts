@@ -10,6 +10,7 @@ import { CacheType, Caches } from '@ethereumjs/statemanager';
 import { ValueEncoding } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { ForkLink, NodeStateManager } from '../fork/state.js';
+import { keccak256 } from './keccak.js';
 import { installFastLoop } from './loop/install.js';
 import { NodeDB, NodeStore, type NodeMap } from './nodeStore.js';
 import { NodeTrie } from './nodeTrie.js';
@@ -41,18 +42,22 @@ export interface EngineOptions {
 export async function createEngine(common: Common, history: EVMMockBlockchainInterface, options: EngineOptions = {}): Promise<Engine> {
   const { link = new ForkLink(), nodes = new NodeStore(), cacheSize = 100_000 } = options;
   const preimages = new Preimages();
-  // No `common` here: the trie would take the Common's keccak over `preimages.hash` and forget the
-  // preimages a state dump needs (both are the same WebAssembly keccak).
+  // Keys and nodes hashed with the WebAssembly keccak (the Common's too); the keys written go to
+  // the preimages a state dump needs.
   // Values as bytes: the default (hex text) kept every node twice as text and converted each node
   // written to hex. No byte cache (ethereumjs's LRU of 50,000 encoded nodes): the store is in
   // memory, and a Map read is cheaper than the cache's bookkeeping. What costs is decoding, so
   // NodeTrie keeps the few thousand nodes last used decoded instead (nodeTrie.ts).
-  const stateTrie = new NodeTrie({
-    db: new NodeDB(nodes),
-    valueEncoding: ValueEncoding.Bytes,
-    useKeyHashing: true,
-    useKeyHashingFunction: preimages.hash,
-  });
+  const stateTrie = new NodeTrie(
+    {
+      db: new NodeDB(nodes),
+      valueEncoding: ValueEncoding.Bytes,
+      useKeyHashing: true,
+      useKeyHashingFunction: keccak256,
+    },
+    undefined,
+    preimages.written,
+  );
   // Account/code/storage caches (off by default in ethereumjs) keep the live state warm. Reads go
   // through to the fork upstream while there is a fork; otherwise this is the plain Merkle state.
   const caches =

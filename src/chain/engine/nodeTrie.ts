@@ -15,8 +15,8 @@
  *   the node found (or null) and the nibbles not matched.
  *
  * Everything else (updates, deletes, hashing, checkpoints, proofs) is ethereumjs's own; a write
- * only also records the nodes it stores. Copies (`shallowCopy`, which every storage trie is) share
- * the decoded nodes.
+ * also keeps the nodes it stores decoded, and tells `onKeyWritten` (the preimage store) which key
+ * it stored a value under. Copies (`shallowCopy`, which every storage trie is) share both.
  */
 import { RLP } from '@ethereumjs/rlp';
 import { BranchMPTNode, LeafMPTNode, MerklePatriciaTrie, decodeRawMPTNode, type MPTNode, type MPTOpts, type TrieShallowCopyOpts } from '@ethereumjs/mpt';
@@ -78,12 +78,26 @@ function nibblesOf(key: Uint8Array): number[] {
   return out;
 }
 
+/** Told of each key a value is stored under, with its hashed form (key hashing on). */
+export type OnKeyWritten = (hashed: Uint8Array, key: Uint8Array) => void;
+
 export class NodeTrie extends MerklePatriciaTrie {
   constructor(
     opts: MPTOpts,
     readonly decoded = new DecodedNodes(),
+    readonly onKeyWritten?: OnKeyWritten,
   ) {
     super(opts);
+  }
+
+  override async put(key: Uint8Array, value: Uint8Array | null, skipKeyTransform = false): Promise<void> {
+    if (skipKeyTransform || this.onKeyWritten === undefined || value === null || value.length === 0 || !this._opts.useKeyHashing) {
+      return super.put(key, value, skipKeyTransform);
+    }
+    // The key hashed once, here, and handed on as already hashed.
+    const hashed = this.appliedKey(key);
+    this.onKeyWritten(hashed, key);
+    return super.put(hashed, value, true);
   }
 
   /** The node `ref` names (a hash, or a node small enough to sit inside its parent); undefined if the store lacks it. */
@@ -153,7 +167,7 @@ export class NodeTrie extends MerklePatriciaTrie {
 
   override shallowCopy(includeCheckpoints = true, opts?: TrieShallowCopyOpts): NodeTrie {
     const self = this as unknown as { _opts: MPTOpts; _db: { db: { shallowCopy(): MPTOpts['db'] }; checkpoints: unknown } };
-    const trie = new NodeTrie({ ...self._opts, db: self._db.db.shallowCopy(), root: this.root(), cacheSize: 0, ...(opts ?? {}) }, this.decoded);
+    const trie = new NodeTrie({ ...self._opts, db: self._db.db.shallowCopy(), root: this.root(), cacheSize: 0, ...(opts ?? {}) }, this.decoded, this.onKeyWritten);
     if (includeCheckpoints && this.hasCheckpoints()) (trie as unknown as { _db: { setCheckpoints(c: unknown): void } })._db.setCheckpoints(self._db.checkpoints);
     return trie;
   }

@@ -2,15 +2,13 @@
  * The addresses and storage slots behind the state trie's hashed keys.
  *
  * The state trie stores accounts under keccak(address) and slots under keccak(slot), so the trie
- * alone cannot say which accounts exist. A state dump needs them: the trie's key hashing goes
- * through `hash` below, which remembers every 20-byte (address) and 32-byte (slot) input.
+ * alone cannot say which accounts exist. A state dump needs them: the tries (NodeTrie) tell
+ * `written` below of every 20-byte (address) and 32-byte (slot) key they store a value under.
  *
- * A key in a state was hashed when it was written there, so the preimages recorded after a
- * snapshot belong only to what a revert to it drops: `mark` and `rewind` let go of them with the
- * trie nodes (see NodeStore).
+ * A key in a state was written there, so the preimages recorded after a snapshot belong only to
+ * what a revert to it drops: `mark` and `rewind` let go of them with the trie nodes (see NodeStore).
  */
 import { bytesToHex } from '@ethereumjs/util';
-import { keccak256 } from './keccak.js';
 import { firstEntries } from './maps.js';
 
 export class Preimages {
@@ -19,22 +17,20 @@ export class Preimages {
   private added: string[] | undefined;
 
   /**
-   * keccak256 that records the preimages of address and slot keys: the tries' hashing function,
-   * of keys and of nodes alike (the WebAssembly keccak, about 7× the JS one on these sizes).
+   * Note that `key` (an address or a slot) was written into a trie under `hashed`, its keccak256.
+   * Only writes are noted: a key read and never written is in no state a dump could list, and
+   * noting reads kept one entry for every address or slot any request ever asked about.
    */
-  readonly hash = (msg: Uint8Array): Uint8Array => {
-    const h = keccak256(msg);
-    if (msg.length === 20 || msg.length === 32) {
-      const k = bytesToHex(h);
-      if (!this.byHash.has(k)) {
-        this.byHash.set(k, msg.slice());
-        this.added?.push(k);
-      }
+  readonly written = (hashed: Uint8Array, key: Uint8Array): void => {
+    if (key.length !== 20 && key.length !== 32) return;
+    const k = bytesToHex(hashed);
+    if (!this.byHash.has(k)) {
+      this.byHash.set(k, key.slice());
+      this.added?.push(k);
     }
-    return h;
   };
 
-  /** The key whose keccak is `hashedKeyHex` (0x-prefixed lowercase hex), if it was ever hashed. */
+  /** The key whose keccak is `hashedKeyHex` (0x-prefixed lowercase hex), if it was ever written. */
   get(hashedKeyHex: string): Uint8Array | undefined {
     return this.byHash.get(hashedKeyHex);
   }
