@@ -15,6 +15,8 @@ export interface ChainConfig {
   hardfork: SupportedHardfork;
   /** Genesis timestamp (seconds); defaults to now. */
   timestamp?: bigint;
+  /** Accounts the live state's account and storage caches each hold (default 100,000). */
+  stateCacheSize?: number;
 }
 
 export const HARDFORKS = ['shanghai', 'cancun', 'prague'] as const;

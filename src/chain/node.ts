@@ -141,7 +141,7 @@ export class DevNode implements ChainFeed, NodeParts {
       shallowCopy: () => history,
     };
     const trieNodes = new RecordedStore();
-    const { preimages, stateTrie, state, vm } = await createEngine(common, history, { link, nodes: trieNodes });
+    const { preimages, stateTrie, state, vm } = await createEngine(common, history, { link, nodes: trieNodes, cacheSize: config.stateCacheSize });
     const node = new DevNode(config, common, accounts, vm, state, { store, preimages, stateTrie, trieNodes, forkLink: link });
     await node.genesis(fork);
     return node;
@@ -403,7 +403,15 @@ export class DevNode implements ChainFeed, NodeParts {
 
   /** Run `fn` on the live state under the node's lock (state edits, dumps, loads). */
   async withLiveState<T>(fn: (sm: MerkleStateManager) => Promise<T>): Promise<T> {
-    return this.lock.run(() => fn(this.state));
+    return this.lock.run(async () => {
+      try {
+        return await fn(this.state);
+      } finally {
+        // The edit goes into the trie now: left in the caches, reads of other accounts could push it
+        // out of them (they are LRUs) before the next block wrote it.
+        await this.state.flush();
+      }
+    });
   }
 
   /** Run `fn` after every operation requested before it (ordering for settings changes). */

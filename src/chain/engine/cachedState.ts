@@ -21,6 +21,39 @@ export type Maybe<T> = T | Promise<T>;
 
 export class CachedStateManager extends MerkleStateManager {
   /**
+   * Writes made outside any checkpoint (test controls, a state load) that go into the trie
+   * together. The engine sets it to a tenth of its caches' size: they are LRUs, and an entry they
+   * evict before a flush loses its write.
+   */
+  flushEvery = Infinity;
+  /** Writes outside any checkpoint since the last flush. */
+  private unflushed = 0;
+
+  override async flush(): Promise<void> {
+    this.unflushed = 0;
+    await super.flush();
+  }
+
+  /**
+   * Outside a checkpoint (nothing runs: test controls, a state load), every `flushEvery` writes go
+   * into the trie, so a cache never holds more unwritten entries than that. Inside one (a block, a
+   * call) the writes wait for the block's end: what one run touches is bounded by its gas.
+   */
+  private async wrote(): Promise<void> {
+    if (this._checkpointCount === 0 && ++this.unflushed >= this.flushEvery) await this.flush();
+  }
+
+  override async putAccount(address: Address, account: Account | undefined): Promise<void> {
+    await super.putAccount(address, account);
+    await this.wrote();
+  }
+
+  override async putCode(address: Address, value: Uint8Array): Promise<void> {
+    await super.putCode(address, value);
+    await this.wrote();
+  }
+
+  /**
    * A write goes into the storage cache only; the cache is written into the storage trie at the
    * next flush (the block's end, a state root). ethereumjs 10.1.3 writes the trie at once as well:
    * its `put(...) ?? write` falls through because the cache's put returns nothing. That was a trie
@@ -35,6 +68,7 @@ export class CachedStateManager extends MerkleStateManager {
     if (value.length > 32) throw EthereumJSErrorWithoutCode('Storage value cannot be longer than 32 bytes');
     if ((await this.getAccount(address)) === undefined) throw EthereumJSErrorWithoutCode('putStorage() called on non-existing account');
     cache.put(address, key, RLP.encode(unpadBytes(value)));
+    await this.wrote();
   }
 
   // ---------------------------------------------------------------- committed-read memo

@@ -65,6 +65,8 @@ export async function createEngine(common: Common, history: EVMMockBlockchainInt
       ? new Caches({ account: { type: CacheType.ORDERED_MAP }, storage: { type: CacheType.ORDERED_MAP }, code: { type: CacheType.ORDERED_MAP } })
       : new Caches({ account: { type: CacheType.LRU, size: cacheSize }, storage: { type: CacheType.LRU, size: cacheSize }, code: { type: CacheType.LRU, size: Math.max(1, Math.floor(cacheSize / 10)) } });
   const state = new NodeStateManager({ link, common, caches, trie: stateTrie });
+  // Writes outside blocks go into the trie before the caches could evict them (cachedState.ts).
+  if (cacheSize !== 'unbounded') state.flushEvery = Math.max(1, Math.floor(cacheSize / 10));
   await installFastLoop();
   const vm = await createVM({ common, stateManager: state, blockchain: history, setHardfork: false });
   return { common, preimages, stateTrie, state, vm };
