@@ -47,7 +47,7 @@ export async function createEngine(common: Common, history: EVMMockBlockchainInt
   // Values as bytes: the default (hex text) kept every node twice as text and converted each node
   // written to hex. No byte cache (ethereumjs's LRU of 50,000 encoded nodes): the store is in
   // memory, and a Map read is cheaper than the cache's bookkeeping. What costs is decoding, so
-  // NodeTrie keeps the few thousand nodes last used decoded instead (nodeTrie.ts).
+  // NodeTrie keeps the few hundred nodes last used decoded instead (nodeTrie.ts).
   const stateTrie = new NodeTrie(
     {
       db: new NodeDB(nodes),
