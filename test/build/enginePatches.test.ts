@@ -3,7 +3,8 @@
  * must give exactly what the hooked path gives (the one used whenever a step listener is attached,
  * as by every tracer), on the node's own state manager, with reads answered from caches and from
  * the trie; a synchronous step listener (the observed steps of evm-sync-step-listeners) must see
- * exactly the events an awaited one sees (runStep); calldata gas must be the per-byte sum.
+ * exactly the events an awaited one sees (runStep); calldata gas must be the per-byte sum; RLP must
+ * encode exactly as the published encoder does.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -12,7 +13,9 @@ import { CacheType, Caches } from '@ethereumjs/statemanager';
 import { countCalldataFloorTokens, createTx } from '@ethereumjs/tx';
 import * as util from '@ethereumjs/util';
 import { Account, Address, bytesToHex, bytesToUnprefixedHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { RLP, type Input } from '@ethereumjs/rlp';
 import { keccak_256 } from '@noble/hashes/sha3.js';
+import { createRequire } from 'node:module';
 import { makeCommon } from '../../src/chain/engine/common.js';
 import { ForkLink, NodeStateManager } from '../../src/chain/fork/state.js';
 
@@ -213,4 +216,28 @@ test('address and slot keys: the remembered hex is each array’s own', () => {
   const s1 = setLengthLeft(new Uint8Array([1]), 32);
   const s2 = setLengthLeft(new Uint8Array([2]), 32);
   for (const s of [s1, s1, s2, s1]) assert.equal(slotBytesToHex(s), bytesToUnprefixedHex(s));
+});
+
+test('RLP encoding: the bytes of the published encoder, for items and lists of every header size', () => {
+  // The published CommonJS build is never patched (src/build/patches touch dist/esm): the reference.
+  const published = createRequire(import.meta.url)('@ethereumjs/rlp') as typeof RLP;
+  assert.notEqual(published.encode, RLP.encode);
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff);
+  const bytes = (n: number) => Uint8Array.from({ length: n }, () => next() & 0xff);
+  const lengths = [0, 1, 2, 31, 32, 33, 54, 55, 56, 57, 200, 255, 256, 257, 1024, 65535, 65536, 70_000];
+  const items: Input[] = [new Uint8Array([0]), new Uint8Array([0x7f]), new Uint8Array([0x80]), new Uint8Array([0xff])];
+  for (const n of lengths) items.push(bytes(n));
+  items.push('0x', '0x01', '0x1234', 'a text', 0, 1, 127, 128, 1_000_000, 0n, 2n ** 255n, null, undefined);
+  const pick = (): Input => items[next() % items.length]!;
+  const list = (depth: number): Input => Array.from({ length: next() % 20 }, () => (depth > 0 && next() % 3 === 0 ? list(depth - 1) : pick()));
+  const cases: Input[] = [...items, [], [[]], [new Uint8Array()], Array.from({ length: 17 }, (_, i) => (i % 3 ? bytes(32) : new Uint8Array()))];
+  for (let i = 0; i < 400; i++) cases.push(list(3));
+  // Lists whose payload is just under, at and over the one-byte and two-byte length headers.
+  for (const n of [53, 54, 55, 254, 255, 256, 65534, 65535]) cases.push([bytes(n)], [new Uint8Array([1]), bytes(n)]);
+  for (const input of cases) {
+    const ours = RLP.encode(input);
+    assert.deepEqual(ours, published.encode(input));
+    if (!Array.isArray(input) && input instanceof Uint8Array && input.length === 1 && input[0]! < 0x80) assert.equal(ours, input);
+  }
 });
