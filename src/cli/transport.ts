@@ -7,7 +7,7 @@
  */
 import type { DevNode } from '../chain/node.js';
 import type { DispatchLimits } from '../rpc/dispatch.js';
-import { subscriptionHub } from '../rpc/methods/subscriptions.js';
+import { subscriptionHub } from '../rpc/subscriptionHub.js';
 import type { AccessEntry } from '../server/access.js';
 import { devHosts } from '../server/hosts.js';
 import type { Gauge } from '../server/metrics.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { subscriptionHub } from '../../src/rpc/methods/subscriptions.js';
+import { subscriptionHub } from '../../src/rpc/subscriptionHub.js';
 import { ADDRS, startTestNode, type TestNode } from '../support/node.js';
 import { call, deployEvents, PING, PONG, RawWs, send, waitFor, word, type RpcLog } from './helpers.js';
 

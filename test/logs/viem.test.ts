@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createPublicClient, defineChain, http, webSocket, type Address, type Hex, type PublicClient } from 'viem';
-import { subscriptionHub } from '../../src/rpc/methods/subscriptions.js';
+import { subscriptionHub } from '../../src/rpc/subscriptionHub.js';
 import { ADDRS, startTestNode, type TestNode } from '../support/node.js';
 import { call, deployEvents, events, send, waitFor } from './helpers.js';
 
