@@ -3,6 +3,7 @@
 
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { ContractFactory, Interface, Wallet, getAddress, type InterfaceAbi } from 'ethers';
 import { repoRoot, sleep, type BenchNode, type RpcClient } from './harness.js';
 
@@ -138,4 +139,76 @@ export async function ensureToken(node: BenchNode): Promise<DeployedToken> {
   const token = { address: getAddress(receipt.contractAddress), iface };
   node.cache.set('token', token);
   return token;
+}
+
+// ---------------------------------------------------------------------------
+// Sequential transfers
+
+export interface TransferRun {
+  /** Each transfer's round trip (send until its receipt arrives), ms. */
+  lat: Float64Array;
+  /** When each transfer's receipt arrived, ms after the first send. */
+  done: Float64Array;
+  /** Receipt requests in all. */
+  polls: number;
+}
+
+let transferRuns = 0;
+
+/**
+ * `count` sequential ERC20 transfers of the Token fixture from account 0, each to a never-used
+ * recipient: eth_sendRawTransaction, then eth_getTransactionReceipt polled until non-null. All are
+ * signed before the first is sent, so signing is not measured. Every status and the last
+ * recipient's balance are checked.
+ */
+export async function runTransfers(node: BenchNode, count: number): Promise<TransferRun> {
+  const token = await ensureToken(node);
+  const wallet = devWallet();
+  const fees = await chooseFees(node.rpc);
+  const nonce0 = await pendingNonce(node.rpc, wallet.address);
+  const base = transferRuns++ * 1_000_000;
+
+  const raws: string[] = [];
+  for (let i = 0; i < count; i++) {
+    raws.push(
+      await wallet.signTransaction({
+        type: 2,
+        chainId: node.chainId,
+        nonce: nonce0 + i,
+        gasLimit: 60_000n,
+        to: token.address,
+        value: 0n,
+        data: token.iface.encodeFunctionData('transfer', [recipient(base + i), 1000n + BigInt(i)]),
+        ...fees,
+      }),
+    );
+  }
+
+  const lat = new Float64Array(count);
+  const done = new Float64Array(count);
+  let failed = 0;
+  let polls = 0;
+  const onPoll = () => {
+    polls++;
+  };
+  const t0 = performance.now();
+  for (let i = 0; i < count; i++) {
+    const s = performance.now();
+    const hash = await node.rpc.call<string>('eth_sendRawTransaction', [raws[i]]);
+    const receipt = await waitReceipt(node.rpc, hash, 30_000, onPoll);
+    const now = performance.now();
+    lat[i] = now - s;
+    done[i] = now - t0;
+    if (receipt.status !== '0x1') failed++;
+  }
+  if (failed > 0) throw new Error(`${failed} of ${count} transfers reverted`);
+
+  // Spot-check the effect of the last transfer.
+  const last = count - 1;
+  const bal = await node.rpc.call<string>('eth_call', [
+    { to: token.address, data: token.iface.encodeFunctionData('balanceOf', [recipient(base + last)]) },
+    'latest',
+  ]);
+  if (BigInt(bal) !== 1000n + BigInt(last)) throw new Error(`unexpected recipient balance ${bal}`);
+  return { lat, done, polls };
 }

@@ -30,6 +30,7 @@ import { environmentLine, markdownTable, plainTable, type ScenarioResults } from
 
 import boot from './scenarios/boot.js';
 import transfers from './scenarios/transfers.js';
+import transfersSustained from './scenarios/transfers-sustained.js';
 import ethCall from './scenarios/eth-call.js';
 import ethCallVaried from './scenarios/eth-call-varied.js';
 import heavyCall from './scenarios/heavy-call.js';
@@ -45,7 +46,7 @@ import fanout from './scenarios/fanout.js';
 import rssEnd from './scenarios/rss-end.js';
 
 /** Run order. rss-end stays last: it reports memory after everything else. */
-export const SCENARIOS: Scenario[] = [boot, transfers, ethCall, ethCallVaried, heavyCall, blockNumber, getBalance, batch, tracing, mining, snapshots, fork, logs, fanout, rssEnd];
+export const SCENARIOS: Scenario[] = [boot, transfers, transfersSustained, ethCall, ethCallVaried, heavyCall, blockNumber, getBalance, batch, tracing, mining, snapshots, fork, logs, fanout, rssEnd];
 
 const KINDS = ['node-rpc', 'anvil'] as const;
 type Kind = (typeof KINDS)[number];
