@@ -2,9 +2,10 @@
 // Thin launcher into the bundle (dist/cli.cjs). The bundle is compiled from a V8 code cache when a
 // matching one exists (what Node 22's module.enableCompileCache does, which Node 20 lacks): about
 // 40 ms of every start. The cache lives in $NODE_COMPILE_CACHE or ~/.cache/node-rpc, is keyed by
-// the bundle's path, size and mtime and the Node version, and is written when a process without one
-// exits. NODE_DISABLE_COMPILE_CACHE=1 turns it off. Any failure falls back to a plain compile.
-import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// the bundle's path, size and mtime and the Node version, and is written by a process that started
+// without one, two seconds into its run (or at its exit, if sooner). NODE_DISABLE_COMPILE_CACHE=1
+// turns it off. Any failure falls back to a plain compile.
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
@@ -12,6 +13,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 
+/** When a start without a usable cache writes one: its start and first requests are compiled by then. */
+const SAVE_AFTER_MS = 2_000;
 const file = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
 const source = readFileSync(file, 'utf8');
 const cache = cacheFile();
@@ -20,7 +23,20 @@ try {
   if (cache) cachedData = readFileSync(cache.path);
 } catch {}
 const script = new Script(Module.wrap(source), { filename: file, cachedData });
-if (cache && (cachedData === undefined || script.cachedDataRejected)) process.once('exit', () => save(cache));
+if (cache && (cachedData === undefined || script.cachedDataRejected)) {
+  // Written once the start is behind it, or at exit if that comes first. Not only at exit: a
+  // process that runs for hours has let go of the bytecode of what it ran at start (V8 flushes
+  // bytecode left unused), and its cache would then miss what the next start needs. A cache some
+  // other process wrote in the meantime is kept, unless this one found the file unusable.
+  const replace = script.cachedDataRejected === true;
+  const write = () => {
+    clearTimeout(timer);
+    process.removeListener('exit', write);
+    save(cache, replace);
+  };
+  const timer = setTimeout(write, SAVE_AFTER_MS).unref();
+  process.once('exit', write);
+}
 const module = { exports: {}, filename: file, id: file };
 script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
 
@@ -38,8 +54,9 @@ function cacheFile() {
 }
 
 /** Write the cache (functions compiled so far included) and drop this bundle's older ones. */
-function save({ dir, prefix, path }) {
+function save({ dir, prefix, path }, replace) {
   try {
+    if (!replace && existsSync(path)) return;
     mkdirSync(dir, { recursive: true });
     const tmp = `${path}.${process.pid}`;
     writeFileSync(tmp, script.createCachedData());

@@ -1,4 +1,7 @@
-/** The launcher's V8 code cache for the bundle: written by a start without one, used by the next, rebuilt when unusable, off on request. */
+/**
+ * The launcher's V8 code cache for the bundle: written by a start without one (two seconds in, or at
+ * exit), used by the next, never replaced by a later writer, rebuilt when unusable, off on request.
+ */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +19,18 @@ async function runOnce(env: NodeJS.ProcessEnv): Promise<void> {
 }
 
 const caches = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.v8'));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Poll until `dir` holds a cache file; fails after `ms`. */
+async function cacheWritten(dir: string, ms: number): Promise<string> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const [file] = caches(dir);
+    if (file !== undefined) return file;
+    if (Date.now() > deadline) throw new Error(`no cache file after ${ms} ms`);
+    await sleep(50);
+  }
+}
 
 test('a start without a cache writes one; the next start uses it as is', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'node-rpc-cc-'));
@@ -48,6 +63,32 @@ test('an unusable cache is ignored and replaced; NODE_DISABLE_COMPILE_CACHE writ
       assert.deepEqual(caches(off), []);
     } finally {
       rmSync(off, { recursive: true, force: true });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a running node writes the cache without exiting, and a later writer keeps the first cache', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'node-rpc-cc-'));
+  try {
+    // Two starts without a cache at once: whichever writes first, the other leaves its file alone,
+    // at its two-second mark and at its exit alike.
+    const [a, b] = await Promise.all([startCli([], 15_000, { env: { NODE_COMPILE_CACHE: dir } }), startCli([], 15_000, { env: { NODE_COMPILE_CACHE: dir } })]);
+    try {
+      assert.equal(await a.rpc('eth_chainId'), '0x3d8');
+      const file = await cacheWritten(dir, 10_000);
+      assert.equal(a.proc.exitCode, null, 'written while the node runs');
+      const first = statSync(join(dir, file));
+      await sleep(2_500);
+      assert.equal(await b.rpc('eth_chainId'), '0x3d8');
+      assert.equal(await a.stop(), 0);
+      assert.equal(await b.stop(), 0);
+      assert.deepEqual(caches(dir), [file]);
+      assert.equal(statSync(join(dir, file)).mtimeMs, first.mtimeMs, 'the first cache is kept');
+    } finally {
+      await a.stop();
+      await b.stop();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
