@@ -20,6 +20,7 @@ import {
   nodeRpcSpec,
   startNode,
   waitIdle,
+  warmClient,
   type BenchNode,
   type BenchOptions,
   type NodeSpec,
@@ -172,6 +173,9 @@ async function main(): Promise<number> {
     }
   }
   if (labels.length === 0) throw new Error('nothing to bench');
+
+  // The client is warmed first, so no node pays for its JIT warm-up by going first.
+  await warmClient();
 
   // Run the scenarios, alternating which node goes first.
   const results: ScenarioResults[] = [];
