@@ -5,7 +5,7 @@
 // the bundle's path, size and mtime and the Node version, and is written by a process that started
 // without one, two seconds into its run (or at its exit, if sooner). NODE_DISABLE_COMPILE_CACHE=1
 // turns it off. Any failure falls back to a plain compile.
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
@@ -60,7 +60,24 @@ function save({ dir, prefix, path }, replace) {
     mkdirSync(dir, { recursive: true });
     const tmp = `${path}.${process.pid}`;
     writeFileSync(tmp, script.createCachedData());
-    renameSync(tmp, path);
+    if (replace) renameSync(tmp, path);
+    else publishOnce(tmp, path);
     for (const f of readdirSync(dir)) if (f.startsWith(prefix) && f.endsWith('.v8') && join(dir, f) !== path) rmSync(join(dir, f), { force: true });
   } catch {}
+}
+
+/** Give `tmp` the name `path` unless a file has it by now (two starts at once: the first one stays). */
+function publishOnce(tmp, path) {
+  try {
+    linkSync(tmp, path);
+  } catch (err) {
+    // Where hard links are not supported, the last writer wins instead.
+    if (err?.code !== 'EEXIST') {
+      renameSync(tmp, path);
+      return;
+    }
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  rmSync(tmp, { force: true });
 }
