@@ -5,10 +5,27 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runGate } from './run.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runGate, testsDir } from './run.js';
+import { cases, runCase, type StateTestJson } from './stateTest.js';
 
 test('a deterministic sample of the Ethereum state tests passes on the node engine', async () => {
   const { passed, failed } = await runGate({ sample: 40, traced: [false], workers: 2, skipSlow: true });
   assert.ok(passed > 380, `only ${passed} cases ran`);
   assert.deepEqual(failed.map((f) => `${f.id}: ${f.reason}`), []);
+});
+
+test('a traced case whose tracing fails is reported as such, not as a refused transaction', async () => {
+  // Two traced runs of one case, 1,024 nested calls that take a few hundred ms: without a limit it
+  // passes; with a clock limit of 0 ms the trace is cut at a later call's deadline check, which the
+  // gate must report as the failure it is (it used to be taken for runTx's refusal of the
+  // transaction, and then read as a wrong state root).
+  const name = 'stCallCreateCallCodeTest/Call1024BalanceTooLow.json';
+  const [c] = cases(name, JSON.parse(readFileSync(join(testsDir(), name), 'utf8')) as Record<string, StateTestJson>);
+  assert.ok(c, `${name} has a Cancun case`);
+  assert.deepEqual(await runCase(c.id, c.test, c.index, true), { id: c.id, ok: true });
+  const cut = await runCase(c.id, c.test, c.index, true, 0);
+  assert.equal(cut.ok, false);
+  assert.equal(cut.reason, 'traced run failed: execution timeout');
 });

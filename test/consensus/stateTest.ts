@@ -65,7 +65,8 @@ export function cases(file: string, json: Record<string, StateTestJson>): Array<
   return out;
 }
 
-export async function runCase(id: string, test: StateTestJson, index: number, traced: boolean): Promise<CaseResult> {
+/** `traceLimitMs` bounds a traced run's clock (none by default; the tests give one to see a timeout reported). */
+export async function runCase(id: string, test: StateTestJson, index: number, traced: boolean, traceLimitMs = Infinity): Promise<CaseResult> {
   const post = test.post[FORK]![index]!;
   // A copy per case: the EVM subscribes to its Common's events, which would keep every case's engine alive.
   const common = cancun().copy();
@@ -105,10 +106,12 @@ export async function runCase(id: string, test: StateTestJson, index: number, tr
   }
   if (tx !== undefined) {
     try {
-      const result = traced ? await tracedRun(vm, tx, block) : await runTx(vm, { tx, block });
+      const result = traced ? await tracedRun(vm, tx, block, traceLimitMs) : await runTx(vm, { tx, block });
       logs = result.execResult.logs ?? [];
-    } catch {
-      // An invalid transaction (nonce, funds, gas, fees): rejected, the state unchanged.
+    } catch (err) {
+      // runTx's refusal of an invalid transaction (nonce, funds, gas, fees) leaves the state as it
+      // was. Anything else thrown under the tracer is the tracing's own failure, and the case's.
+      if (traced && !(err instanceof Rejected)) return { id, ok: false, reason: `traced run failed: ${(err as Error).message}` };
     }
   }
   const root = bytesToHex(await state.getStateRoot());
@@ -118,14 +121,25 @@ export async function runCase(id: string, test: StateTestJson, index: number, tr
   return { id, ok: true };
 }
 
-/** The transaction under the struct logger, as debug_traceTransaction runs it. */
-async function tracedRun(vm: Awaited<ReturnType<typeof createEngine>>['vm'], tx: TypedTransaction, block: ReturnType<typeof createBlock>): Promise<RunTxResult> {
+/** runTx's refusal of a transaction, told apart from a failure of the tracing around it. */
+class Rejected extends Error {}
+
+/**
+ * The transaction under the struct logger, as debug_traceTransaction runs it. The gate sets no time
+ * limit: it checks results, and a limit on the clock would make them depend on the machine's load
+ * (vmPerformance's traced cases take minutes).
+ */
+async function tracedRun(vm: Awaited<ReturnType<typeof createEngine>>['vm'], tx: TypedTransaction, block: ReturnType<typeof createBlock>, limitMs: number): Promise<RunTxResult> {
   let result: RunTxResult | undefined;
   await traceRun(
     {
       vm,
       run: async () => {
-        result = await runTx(vm, { tx, block });
+        try {
+          result = await runTx(vm, { tx, block });
+        } catch (err) {
+          throw new Rejected((err as Error).message);
+        }
         const err = result.execResult.exceptionError?.error;
         return { gasUsed: result.totalGasSpent, returnValue: result.execResult.returnValue, error: err === undefined ? undefined : err === 'revert' ? 'execution reverted' : err, createdAddress: result.createdAddress };
       },
@@ -138,7 +152,7 @@ async function tracedRun(vm: Awaited<ReturnType<typeof createEngine>>['vm'], tx:
       type: tx.to ? 'CALL' : 'CREATE',
       coinbase: block.header.coinbase,
     },
-    { tracer: { name: 'structLogger', options: { enableMemory: false, disableStack: false, disableStorage: false, enableReturnData: true, limit: 64 } }, timeoutMs: 600_000 },
+    { tracer: { name: 'structLogger', options: { enableMemory: false, disableStack: false, disableStorage: false, enableReturnData: true, limit: 64 } }, timeoutMs: limitMs },
   );
   return result!;
 }
