@@ -3,7 +3,7 @@
  * conformance folder beside the checkout) on the node's engine, untraced and traced.
  *
  *   node dist/test/consensus/run.js [--sample N] [--mode untraced|traced|both] [--workers N] [--only TEXT] [--progress]
- *                                   [--fuzz PROGRAMS] [--seed S] [--skip-slow]
+ *                                   [--fuzz PROGRAMS] [--seed S] [--skip-slow] [--help]
  *
  * `--skip-slow` leaves out the files listed in slow.ts (minutes each here).
  * `--fuzz PROGRAMS` then runs the traced = untraced differential (fuzz.ts) on that many generated
@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeSync }
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { differential, type Mismatch } from './fuzz.js';
 import { isSlow } from './slow.js';
@@ -149,21 +150,16 @@ if (!isMainThread) {
   const job = workerData as Job | FuzzJob;
   parentPort!.postMessage('fuzz' in job ? await differential(job.fuzz.seed, job.fuzz.programs) : await runJob(job));
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const arg = (name: string, fallback: string) => {
-    const i = process.argv.indexOf(name);
-    return i === -1 ? fallback : process.argv[i + 1]!;
-  };
-  const mode = arg('--mode', 'both');
-  const traced = mode === 'both' ? [false, true] : [mode === 'traced'];
+  const opts = options();
+  const traced = opts.mode === 'both' ? [false, true] : [opts.mode === 'traced'];
   const started = Date.now();
-  const { passed, failed } = await runGate({ sample: Number(arg('--sample', '1')), traced, workers: Number(arg('--workers', '2')), only: process.argv.includes('--only') ? arg('--only', '') : undefined, progress: process.argv.includes('--progress'), skipSlow: process.argv.includes('--skip-slow'), log: (l) => process.stdout.write(l + '\n') });
+  const { passed, failed } = await runGate({ sample: opts.sample, traced, workers: opts.workers, only: opts.only, progress: opts.progress, skipSlow: opts.skipSlow, log: (l) => process.stdout.write(l + '\n') });
   process.stdout.write(`(${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
-  const programs = Number(arg('--fuzz', '0'));
+  const { fuzz: programs, seed } = opts;
   let mismatched = 0;
   if (programs > 0) {
     const fuzzStarted = Date.now();
-    const seed = Number(arg('--seed', '1000'));
-    const { transactions, mismatches } = await runFuzz(programs, seed, Number(arg('--workers', '2')));
+    const { transactions, mismatches } = await runFuzz(programs, seed, opts.workers);
     const show = (v: unknown) => (typeof v === 'bigint' ? v.toString() : JSON.stringify(v));
     for (const m of mismatches) process.stdout.write(`FUZZ MISMATCH seed ${m.seed} program ${m.program} gas ${m.gas}: ${m.field} untraced ${show(m.untraced[m.field as keyof typeof m.untraced])} traced ${show(m.traced[m.field as keyof typeof m.traced])}\n`);
     mismatched = mismatches.length;
@@ -171,4 +167,52 @@ if (!isMainThread) {
   }
   process.stdout.write(`consensus: ${passed} passed, ${failed.length} failed\n`);
   process.exitCode = failed.length === 0 && mismatched === 0 ? 0 : 1;
+}
+
+/** The command line, checked: an unknown flag or a bad value ends the run with its usage, before any case runs. */
+function options() {
+  const usage = 'usage: node dist/test/consensus/run.js [--sample N] [--mode untraced|traced|both] [--workers N] [--only TEXT] [--progress] [--skip-slow] [--fuzz PROGRAMS] [--seed S]';
+  const fail = (message: string): never => {
+    process.stderr.write(`${message}\n${usage}\n`);
+    process.exit(2);
+  };
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        sample: { type: 'string', default: '1' },
+        mode: { type: 'string', default: 'both' },
+        workers: { type: 'string', default: '2' },
+        only: { type: 'string' },
+        progress: { type: 'boolean', default: false },
+        'skip-slow': { type: 'boolean', default: false },
+        fuzz: { type: 'string', default: '0' },
+        seed: { type: 'string', default: '1000' },
+        help: { type: 'boolean', default: false },
+      },
+    }));
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(usage + '\n');
+    process.exit(0);
+  }
+  const count = (name: 'sample' | 'workers' | 'fuzz' | 'seed', least: number): number => {
+    const n = Number(values[name]);
+    if (!Number.isSafeInteger(n) || n < least) fail(`--${name} must be a whole number ≥ ${least}, not ${JSON.stringify(values[name])}`);
+    return n;
+  };
+  const mode = values.mode!;
+  if (mode !== 'both' && mode !== 'traced' && mode !== 'untraced') fail(`--mode must be untraced, traced or both, not ${JSON.stringify(mode)}`);
+  return {
+    mode,
+    sample: count('sample', 1),
+    workers: count('workers', 1),
+    fuzz: count('fuzz', 0),
+    seed: count('seed', 0),
+    only: values.only,
+    progress: values.progress!,
+    skipSlow: values['skip-slow']!,
+  };
 }
