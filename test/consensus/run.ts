@@ -171,7 +171,7 @@ if (!isMainThread) {
 
 /** The command line, checked: an unknown flag or a bad value ends the run with its usage, before any case runs. */
 function options() {
-  const usage = 'usage: node dist/test/consensus/run.js [--sample N] [--mode untraced|traced|both] [--workers N] [--only TEXT] [--progress] [--skip-slow] [--fuzz PROGRAMS] [--seed S]';
+  const usage = 'usage: node dist/test/consensus/run.js [--sample N] [--mode untraced|traced|both] [--workers N] [--only TEXT] [--progress] [--skip-slow] [--fuzz PROGRAMS] [--seed S] [--help]';
   const fail = (message: string): never => {
     process.stderr.write(`${message}\n${usage}\n`);
     process.exit(2);
