@@ -1,40 +1,32 @@
 /**
- * Open TCP connections per client address (HTTP keep-alive and WebSocket alike), so one client
- * cannot hold every socket the process may open. A connection over the cap is marked rather than
- * cut: its first request is answered 429 (or its upgrade refused) and it is then closed, so the
- * client learns why.
+ * Connections with work in progress per client address, as nginx's `limit_conn` counts them: an
+ * HTTP connection counts while one of its requests is being served, a WebSocket connection for as
+ * long as it is open. Idle keep-alive sockets count for nothing, so a client whose HTTP pool holds
+ * many idle sockets can still open a WebSocket. A request over the cap is answered 429 (an upgrade
+ * refused with 429); its connection stays usable for the next request.
  */
-import type { Socket } from 'node:net';
-import { normalizeIp } from './clientIp.js';
-
 export class ConnectionCap {
-  private readonly open = new Map<string, number>();
-  private readonly over = new WeakSet<Socket>();
+  private readonly busy = new Map<string, number>();
 
-  constructor(
-    readonly max: number,
-    /** Peers not capped: trusted proxies carry many clients' connections. */
-    private readonly exempt: (peer: string) => boolean,
-  ) {}
+  constructor(readonly max: number) {}
 
-  /** Count a new socket; sockets past the cap are marked (see `isOver`) and not counted. */
-  add(socket: Socket): void {
-    const peer = normalizeIp(socket.remoteAddress ?? '?');
-    if (this.exempt(peer)) return;
-    const n = this.open.get(peer) ?? 0;
-    if (n >= this.max) {
-      this.over.add(socket);
-      return;
-    }
-    this.open.set(peer, n + 1);
-    socket.once('close', () => {
-      const left = (this.open.get(peer) ?? 1) - 1;
-      if (left <= 0) this.open.delete(peer);
-      else this.open.set(peer, left);
-    });
+  /** Count one connection of `client` as busy; false (and nothing counted) when it is at the cap. */
+  enter(client: string): boolean {
+    const n = this.busy.get(client) ?? 0;
+    if (n >= this.max) return false;
+    this.busy.set(client, n + 1);
+    return true;
   }
 
-  isOver(socket: Socket): boolean {
-    return this.over.has(socket);
+  /** The busy connection of `client` entered earlier is done. */
+  leave(client: string): void {
+    const left = (this.busy.get(client) ?? 1) - 1;
+    if (left <= 0) this.busy.delete(client);
+    else this.busy.set(client, left);
+  }
+
+  /** Busy connections of `client` now. */
+  count(client: string): number {
+    return this.busy.get(client) ?? 0;
   }
 }

@@ -1,7 +1,8 @@
 /**
- * What a request must pass before it is served, in this order: its Host (403), its connection's
- * place under the per-IP cap (429), its API key (401 for an unknown one, never a fall-back to the
- * public tier), and then, call by call, the token bucket of its tier (ip, ws or key).
+ * What a request must pass before it is served, in this order: its Host (403), its client's place
+ * under the per-IP cap of busy connections (429; a known API key is not capped, its own tier
+ * limits it), its API key (401 for an unknown one, never a fall-back to the public tier), and then,
+ * call by call, the token bucket of its tier (ip, ws or key).
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiKeys, presentedKey, type KeyId } from './keys.js';
@@ -20,7 +21,7 @@ export interface GateOptions {
   trustProxy?: readonly string[];
   /** Calls per second of each tier; 0 or absent = that tier unlimited. */
   rateLimit?: { ip?: number; ws?: number; key?: number };
-  /** Open connections per client address (0 or absent = no cap). */
+  /** Connections with a request in progress (or an open WebSocket) per client address (0 or absent = no cap). */
   maxConnsPerIp?: number;
 }
 
@@ -61,18 +62,39 @@ export class Gate {
     this.wsRate = r.ws ?? 0;
     this.keys = options.apiKeys === undefined ? undefined : new ApiKeys(options.apiKeys);
     const max = options.maxConnsPerIp ?? 0;
-    this.cap = max > 0 ? new ConnectionCap(max, (peer) => this.address.isTrusted(peer)) : undefined;
+    this.cap = max > 0 ? new ConnectionCap(max) : undefined;
     this.identifies = identify || this.keys !== undefined || this.ipBuckets !== undefined || this.keyBuckets !== undefined || this.wsRate > 0;
   }
 
-  /** Refusals that apply to every request, GET included: its Host and its connection. */
+  /** The refusal that applies to every request, GET included: its Host. */
   check(req: IncomingMessage): Refusal | undefined {
     const host = req.headers.host;
     if (!this.hostOk(host)) return { status: 403, code: -32000, message: `Host ${JSON.stringify(host)} is not allowed (see --allowed-hosts)` };
-    if (this.cap?.isOver(req.socket)) {
-      return { status: 429, code: -32005, message: `too many connections from ${req.socket.remoteAddress ?? '?'}: at most ${this.cap.max} (--max-conns-per-ip)` };
-    }
     return undefined;
+  }
+
+  /**
+   * Count the request's connection as busy under the per-IP cap until the returned release is
+   * called (at the end of an HTTP request, or when a WebSocket closes); a refusal when its client
+   * is at the cap; undefined when nothing is counted: no cap, a known API key (its own tier limits
+   * it), or a trusted proxy that named no client.
+   */
+  enter(req: IncomingMessage): (() => void) | Refusal | undefined {
+    const cap = this.cap;
+    if (cap === undefined) return undefined;
+    if (this.keys !== undefined) {
+      const presented = presentedKey(req);
+      if (presented !== undefined && this.keys.find(presented) !== undefined) return undefined;
+    }
+    const ip = this.ip(req);
+    if (this.address.isTrusted(ip)) return undefined;
+    if (!cap.enter(ip)) return { status: 429, code: -32005, message: `too many connections from ${ip}: at most ${cap.max} busy at once (--max-conns-per-ip)` };
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      cap.leave(ip);
+    };
   }
 
   /**

@@ -294,6 +294,11 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
     }
     const refused = gate.check(req);
     if (refused !== undefined) return refuse(res, refused, cors);
+    const held = gate.enter(req);
+    if (held !== undefined) {
+      if (typeof held !== 'function') return refuse(res, held, cors);
+      res.once('close', held);
+    }
     switch (req.method) {
       case 'POST':
         onPost(req, res, cors, visit);
@@ -328,10 +333,6 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
   };
 
   const server: Server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, noDelay: true }, onRequest);
-  if (gate.cap !== undefined) {
-    const cap = gate.cap;
-    server.on('connection', (socket) => cap.add(socket));
-  }
 
   // WebSocket on the same port.
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxBody, perMessageDeflate: false, clientTracking: false });
@@ -349,17 +350,28 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
     }
     let refused = gate.check(req);
     let client: Client | undefined;
+    let release: (() => void) | undefined;
+    if (refused === undefined) {
+      const held = gate.enter(req);
+      if (held !== undefined) {
+        if (typeof held === 'function') release = held;
+        else refused = held;
+      }
+    }
     if (refused === undefined && gate.identifies) {
       const c = gate.client(req, 'ws');
       if (isRefusal(c)) refused = c;
       else client = c;
     }
     if (refused !== undefined) {
+      release?.();
       metrics.response(refused.status);
       log(refused.status, client);
       socket.end(rawResponse(refused.status, errorBody(refused.code, refused.message)));
       return;
     }
+    // Released when the socket closes, whether or not the handshake completes.
+    if (release !== undefined) socket.once('close', release);
     // ws validates the handshake itself and answers 400 for non-WebSocket upgrades.
     wss.handleUpgrade(req, socket, head, (ws) => {
       log(101, client);

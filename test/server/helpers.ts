@@ -10,7 +10,7 @@ import { RpcError } from '../../src/rpc/errors.js';
 import { method, methodWithContext, MethodTable } from '../../src/rpc/registry.js';
 import { listParts } from '../../src/format/stream.js';
 
-/** test_echo, test_blob(n) (a string of n bytes), test_list(n) (a streamed list), test_fail (-32000), test_push. */
+/** test_echo, test_blob(n) (a string of n bytes), test_list(n) (a streamed list), test_fail (-32000), test_sleep(ms), test_push. */
 export function stubDispatcher(limits: DispatchLimits = {}, observe?: ConstructorParameters<typeof Dispatcher>[1]): Dispatcher {
   const table = new MethodTable([
     method('test_echo', [json], (value) => value),
@@ -20,6 +20,7 @@ export function stubDispatcher(limits: DispatchLimits = {}, observe?: Constructo
       throw new RpcError(-32000, 'nope');
     }),
     methodWithContext('test_transport', [], (ctx) => ctx.transport),
+    method('test_sleep', [quantity], (ms) => new Promise((resolve) => setTimeout(() => resolve(true), Number(ms)))),
   ]);
   return new Dispatcher(table, observe, limits);
 }

@@ -4,6 +4,7 @@
  * batch answer size, body size, and --public listening on every interface.
  */
 import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startDev, type Running } from '../../src/cli/start.js';
 import { transportSettings } from '../../src/cli/transport.js';
@@ -127,7 +128,7 @@ describe('CORS', () => {
 });
 
 describe('connections per IP', () => {
-  test('past the cap an upgrade is refused and an HTTP request answered 429; other addresses and freed places are served', async () => {
+  test('past the cap of busy connections an upgrade is refused and an HTTP request answered 429; other addresses and freed places are served', async () => {
     const server = await startServer(stubDispatcher(), { host: HOST, port: 0, maxConnsPerIp: 3 });
     const sockets = await Promise.all([0, 1, 2].map(() => openSocket(server.wsUrl)));
     const refused = await openSocket(server.wsUrl).then(
@@ -135,19 +136,66 @@ describe('connections per IP', () => {
       (err: { status: number; body: string }) => err,
     );
     assert.equal(refused.status, 429);
-    assert.match(JSON.parse(refused.body).error.message, /too many connections from 127\.0\.0\.1: at most 3 \(--max-conns-per-ip\)/);
+    assert.match(JSON.parse(refused.body).error.message, /too many connections from 127\.0\.0\.1: at most 3 busy at once \(--max-conns-per-ip\)/);
     const http = await post(server.url);
     assert.equal(http.status, 429);
     assert.equal(http.json.error.code, -32005);
-    assert.equal(http.headers.connection, 'close');
     assert.equal((await post(server.url, {}, '127.0.0.2')).status, 200, 'another address');
     sockets[0].ws.close();
     await sockets[0].closed;
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => true, 50);
     const again = await openSocket(server.wsUrl);
     again.ws.send(JSON.stringify(call('test_echo', [1], 1)));
     assert.equal((await again.next()).result, 1);
     for (const s of [again, ...sockets.slice(1)]) s.ws.close();
+    await server.close();
+  });
+
+  test('idle keep-alive sockets do not count: a client holding 20 idle HTTP sockets still opens a WebSocket', async () => {
+    const server = await startServer(stubDispatcher(), { host: HOST, port: 0, maxConnsPerIp: 3 });
+    // 20 keep-alive sockets, each answered once and then left open and idle.
+    const idle: Socket[] = [];
+    for (let i = 0; i < 20; i++) {
+      const socket = connect(server.port, HOST);
+      idle.push(socket);
+      const answered = new Promise<string>((resolve) => socket.once('data', (b: Buffer) => resolve(b.toString('latin1'))));
+      socket.write(`POST / HTTP/1.1\r\nHost: ${HOST}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: keep-alive\r\n\r\n${body}`);
+      assert.match(await answered, /^HTTP\/1\.1 200 /, `socket ${i}`);
+    }
+    const ws = await openSocket(server.wsUrl);
+    ws.ws.send(JSON.stringify(call('test_echo', ['ws'], 1)));
+    assert.equal((await ws.next()).result, 'ws');
+    assert.equal((await post(server.url)).status, 200);
+    ws.ws.close();
+    for (const s of idle) s.destroy();
+    await server.close();
+  });
+
+  test('requests in progress count: a fourth concurrent request of one address is refused, and served once one ends', async () => {
+    const server = await startServer(stubDispatcher(), { host: HOST, port: 0, maxConnsPerIp: 3 });
+    const client = poster(server.url, { sockets: 8 });
+    const slow = [0, 1, 2].map((i) => client.post(call('test_sleep', ['0x1f4'], i)));
+    // Wait until the three are in progress (the server holds them for 500 ms each).
+    let over: Awaited<ReturnType<typeof post>> | undefined;
+    for (let i = 0; i < 40 && over?.status !== 429; i++) over = await post(server.url);
+    assert.equal(over?.status, 429, 'a request beyond three busy connections is refused');
+    assert.match(over!.json.error.message, /at most 3 busy at once/);
+    for (const r of await Promise.all(slow)) assert.equal(r.json.result, true);
+    assert.equal((await post(server.url)).status, 200, 'served once the others ended');
+    client.close();
+    await server.close();
+  });
+
+  test('a known API key is not capped (its own tier limits it); an unknown one is refused as before', async () => {
+    const server = await startServer(stubDispatcher(), { host: HOST, port: 0, maxConnsPerIp: 2, apiKeys: ['team-key-0001'], rateLimit: { key: 1000 } });
+    const sockets = await Promise.all([0, 1].map(() => openSocket(server.wsUrl)));
+    assert.equal((await post(server.url)).status, 429, 'the address is at its cap');
+    const keyed = await post(server.url, { authorization: 'Bearer team-key-0001' });
+    assert.equal(keyed.status, 200);
+    const keyedWs = await openSocket(server.wsUrl, { headers: { 'x-api-key': 'team-key-0001' } });
+    keyedWs.ws.send(JSON.stringify(call('test_echo', [7], 1)));
+    assert.equal((await keyedWs.next()).result, 7);
+    for (const s of [keyedWs, ...sockets]) s.ws.close();
     await server.close();
   });
 });
