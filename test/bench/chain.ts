@@ -39,7 +39,7 @@ const GWEI = 1_000_000_000n;
  * EIP-1559 fees: a generous cap (4 × eth_gasPrice, at least 50 gwei) so a run of
  * hundreds of transactions never gets stuck on a base-fee change; tip 1 gwei.
  */
-export async function chooseFees(rpc: RpcClient): Promise<Fees> {
+export async function chooseFees(rpc: Pick<RpcClient, 'call'>): Promise<Fees> {
   let gasPrice = 0n;
   try {
     gasPrice = BigInt(await rpc.call<string>('eth_gasPrice'));

@@ -44,15 +44,18 @@ import snapshots from './scenarios/snapshots.js';
 import fork from './scenarios/fork.js';
 import logs from './scenarios/logs.js';
 import fanout from './scenarios/fanout.js';
+import suite from './scenarios/suite.js';
+import httpFloor from './scenarios/http-floor.js';
 import rssEnd from './scenarios/rss-end.js';
 
 /**
  * Run order. rss-end stays last: it reports memory after everything else. Which node goes first
  * alternates by position, and the shared node's memory at the end depends on which one idles
  * through anvil's ten-minute `logs`, so a new scenario goes just before rss-end: transfers-sustained
- * runs on instances of its own and leaves the order of the others as it was.
+ * and suite run on instances of their own, and with http-floor they leave the order of the others
+ * as it was (they are two, so the node that goes first in rss-end is unchanged).
  */
-export const SCENARIOS: Scenario[] = [boot, transfers, ethCall, ethCallVaried, heavyCall, blockNumber, getBalance, batch, tracing, mining, snapshots, fork, logs, fanout, transfersSustained, rssEnd];
+export const SCENARIOS: Scenario[] = [boot, transfers, ethCall, ethCallVaried, heavyCall, blockNumber, getBalance, batch, tracing, mining, snapshots, fork, logs, fanout, transfersSustained, suite, httpFloor, rssEnd];
 
 const KINDS = ['node-rpc', 'anvil'] as const;
 type Kind = (typeof KINDS)[number];

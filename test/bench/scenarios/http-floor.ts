@@ -1,0 +1,76 @@
+// The per-request floor: a bare node:http server (a dozen lines, no Ethereum: it parses the body
+// and answers a fixed result) against the node's eth_chainId, both one request in flight at a time
+// over one keep-alive socket, in the same scenario and so on the machine as it is at that moment.
+// The gap between the two is what framing, parsing, dispatch and serialization cost the node.
+
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { RpcClient, freePort, median, percentile, sleep, type Scenario } from '../harness.js';
+
+const BARE = `
+const http = require('node:http');
+const answer = (id) => JSON.stringify({ jsonrpc: '2.0', id, result: '0x3d8' });
+http.createServer({ keepAliveTimeout: 5000, noDelay: true }, (req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const body = answer(JSON.parse(Buffer.concat(chunks).toString('utf8')).id);
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+}).listen(Number(process.argv[1]), '127.0.0.1', () => process.stdout.write('up\\n'));
+`;
+
+/** Sequential eth_chainId round trips: a warm-up, then `n` measured; their times in ms. */
+async function roundTrips(url: string, warm: number, n: number): Promise<Float64Array> {
+  const rpc = new RpcClient(url, { maxSockets: 1 });
+  try {
+    const body = rpc.encode('eth_chainId');
+    for (let i = 0; i < warm; i++) await rpc.post(body);
+    const out = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      await rpc.post(body);
+      out[i] = performance.now() - t;
+    }
+    return out;
+  } finally {
+    rpc.close();
+  }
+}
+
+const scenario: Scenario = {
+  name: 'http-floor',
+  description: 'eth_chainId one at a time beside a bare node:http server answering the same (the per-request floor)',
+  async run(node) {
+    const [warm, n] = node.options.quick ? [500, 1_000] : [3_000, 5_000];
+    const port = await freePort();
+    const bare = spawn(process.execPath, ['-e', BARE, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        bare.stdout!.once('data', () => resolve());
+        bare.once('exit', (code) => reject(new Error(`the bare server exited (${code})`)));
+      });
+      await sleep(100);
+      // Alternate halves so drift of the machine touches both alike.
+      const floorA = await roundTrips(`http://127.0.0.1:${port}`, warm, n / 2);
+      const nodeA = await roundTrips(node.url, warm, n / 2);
+      const floorB = await roundTrips(`http://127.0.0.1:${port}`, 0, n / 2);
+      const nodeB = await roundTrips(node.url, 0, n / 2);
+      const floor = Float64Array.from([...floorA, ...floorB]);
+      const own = Float64Array.from([...nodeA, ...nodeB]);
+      const floorP50 = median(floor);
+      const ownP50 = median(own);
+      return {
+        'eth_chainId p50': { value: ownP50 * 1000, unit: 'µs' },
+        'eth_chainId p99': { value: percentile(own, 99) * 1000, unit: 'µs' },
+        'bare node:http p50': { value: floorP50 * 1000, unit: 'µs' },
+        'over the floor': { value: (ownP50 / floorP50 - 1) * 100, unit: '%' },
+      };
+    } finally {
+      bare.kill('SIGKILL');
+    }
+  },
+};
+
+export default scenario;
