@@ -22,7 +22,7 @@ import { simulate, type SimBlock, type SimBlockSpec, type SimOptions } from './e
 import { DEFAULT_TIP, type ChainConfig } from './config.js';
 import { ChainError } from './errors.js';
 import * as exec from './exec/call.js';
-import { callOnWorker } from './exec/offload/call.js';
+import { routedCall } from './exec/offload/call.js';
 import type { CallWorkers } from './exec/offload/pool.js';
 import { RecordedStore } from './exec/offload/replica.js';
 import { DEFAULT_CALL_TIMEOUT_MS, capGas, gasCapAt, withTimeout, type CallBounds } from './exec/bounds.js';
@@ -332,11 +332,14 @@ export class DevNode implements ChainFeed, NodeParts {
 
   // ---------------------------------------------------------------- execution
 
+  /** eth_call: on a worker when others are in progress or this code ran long (offload/routing.ts), else here. */
   async call(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<Uint8Array> {
-    if (overrides === undefined && this.callWorkers !== undefined && this.forkLink.fork === undefined) {
-      const out = await callOnWorker(this, this.callWorkers, req, ref);
-      if (out !== undefined) return out;
-    }
+    const workers = overrides === undefined && this.forkLink.fork === undefined ? this.callWorkers : undefined;
+    if (workers === undefined) return this.callHere(req, ref, overrides);
+    return routedCall(this, workers, req, ref, () => this.callHere(req, ref, overrides));
+  }
+
+  private callHere(req: TxRequest, ref: BlockRef, overrides: StateOverrides | undefined): Promise<Uint8Array> {
     return this.withVm(ref, (vm, at) =>
       withTimeout(vm.evm, this.callBounds.timeoutMs, () => exec.call(vm, this.callBlock(at.block, req), this.capped(req, at.block), overrides)),
     );

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { CallWorkers } from '../../src/chain/exec/offload/pool.js';
 import type { CallReply } from '../../src/chain/exec/offload/protocol.js';
+import { CROWD_MS } from '../../src/chain/exec/offload/routing.js';
 import { ADDRS, RpcCallError, startTestNode, type TestNode } from '../support/node.js';
 
 const at = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
@@ -40,6 +41,12 @@ describe('calls on a worker thread', () => {
   before(async () => {
     node = await startTestNode({ callWorkers: 1, calls: { timeoutMs: 300, gasCap: 10n ** 12n } });
     workers = node.node.callWorkers!;
+    // Every call of this suite goes to the worker, lone or not (which ones do is tested below).
+    const enter = workers.routing.enter.bind(workers.routing);
+    workers.routing.enter = async (key) => {
+      await enter(key);
+      return true;
+    };
     const run = workers.run.bind(workers);
     workers.run = (job) => {
       const p = run(job);
@@ -129,5 +136,53 @@ describe('calls on a worker thread', () => {
     workers.stop();
     const r = JSON.parse(await answer([{ to: ADDRESS.gasLeft }, 'latest']));
     assert.match(r.result, /^0x[0-9a-f]{64}$/);
+  });
+});
+
+describe('which calls go to a worker', () => {
+  let node: TestNode;
+  let workers: CallWorkers;
+  const replies: CallReply['kind'][] = [];
+
+  before(async () => {
+    node = await startTestNode({ callWorkers: 1 });
+    workers = node.node.callWorkers!;
+    const run = workers.run.bind(workers);
+    workers.run = (job) => {
+      const p = run(job);
+      void p?.then((r) => replies.push(r.kind));
+      return p;
+    };
+    for (const name of ['slot0', 'loop']) await node.rpc('anvil_setCode', [ADDRESS[name], PROGRAMS[name]]);
+  });
+  after(() => node.close());
+
+  test('a lone caller runs on the main thread: sequential calls never reach a worker', async () => {
+    for (let i = 0; i < 20; i++) await node.rpc('eth_call', [{ to: ADDRESS.slot0 }, 'latest']);
+    assert.equal(replies.length, 0);
+  });
+
+  test('calls that arrive together go to the worker once it is ready', async () => {
+    // The first crowd starts the worker (and runs here until it is ready).
+    await Promise.all(Array.from({ length: 8 }, () => node.rpc('eth_call', [{ to: ADDRESS.slot0 }, 'latest'])));
+    for (let i = 0; i < 100 && !workers.available(); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(workers.available(), 'the worker started');
+    const answers = await Promise.all(Array.from({ length: 8 }, () => node.rpc('eth_call', [{ to: ADDRESS.slot0 }, 'latest'])));
+    assert.ok(answers.every((a) => a === answers[0]));
+    assert.ok(replies.filter((k) => k === 'ok').length >= 1, `worker replies: ${replies.join(', ')}`);
+  });
+
+  test('code that ran long on the main thread goes to the worker the next time, even alone', async () => {
+    const long = [{ to: ADDRESS.loop, gas: '0x1c9c380' }, 'latest'];
+    // Past the time calls keep going to the workers after a crowd.
+    await new Promise((r) => setTimeout(r, CROWD_MS * 2));
+    const before = replies.length;
+    const first = await node.raw('eth_call', long);
+    assert.match(first.error!.message, /out of gas/);
+    assert.equal(replies.length, before, 'the first run is on the main thread');
+    const second = await node.raw('eth_call', long);
+    assert.equal(replies.length, before + 1);
+    assert.deepEqual(second.error, first.error);
+    assert.equal(replies[before], 'failed', 'answered by the worker');
   });
 });

@@ -9,6 +9,7 @@ import { ZERO_ADDRESS, executionError } from '../call.js';
 import { leanIntrinsicGas } from '../lean.js';
 import { headerOf } from './header.js';
 import type { CallWorkers } from './pool.js';
+import { callKey } from './routing.js';
 
 /** What the node answers for a call on a worker. */
 export interface CallHost {
@@ -54,5 +55,34 @@ export async function callOnWorker(host: CallHost, workers: CallWorkers, req: Tx
       throw new ChainError(reply.message, undefined, reply.code);
     default:
       return undefined;
+  }
+}
+
+/**
+ * eth_call where the workers' routing says: on a worker when others are in progress or this code ran long
+ * before, otherwise (or when no worker takes it) through `here`, on this thread.
+ */
+export async function routedCall(
+  host: CallHost,
+  workers: CallWorkers,
+  req: TxRequest,
+  ref: BlockRef,
+  here: () => Promise<Uint8Array>,
+): Promise<Uint8Array> {
+  const key = callKey(req.to?.bytes, req.data);
+  let mainMs: number | undefined;
+  try {
+    if (await workers.routing.enter(key)) {
+      const out = await callOnWorker(host, workers, req, ref);
+      if (out !== undefined) return out;
+    }
+    const started = performance.now();
+    try {
+      return await here();
+    } finally {
+      mainMs = performance.now() - started;
+    }
+  } finally {
+    workers.routing.leave(key, mainMs);
   }
 }

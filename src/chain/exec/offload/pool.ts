@@ -3,14 +3,16 @@
  * thread parses, writes and mines. Each worker reads the node's trie node store, whose bytes are
  * shared memory, through an index of its own (replica.ts) kept current by the writes logged since
  * its start, sent ahead of every call, so it can open the exact state root the node resolved for
- * the call. Workers start with the first call and stop after a while without calls; until one is
- * ready, and for whatever a worker cannot answer the way the node would, the node runs the call
- * itself.
+ * the call. A call comes here only when other requests are in progress or its code ran long before
+ * (routing.ts): a lone caller pays no thread hop. Workers start with the first such call and stop
+ * after a while without calls; until one is ready, and for whatever a worker cannot answer the way
+ * the node would, the node runs the call itself.
  */
 import { Worker } from 'node:worker_threads';
 import type { SupportedHardfork } from '../../config.js';
 import type { CallJob, CallReply, FromWorker, WorkerInit } from './protocol.js';
 import type { RecordedStore } from './replica.js';
+import { CallRouting } from './routing.js';
 
 /** Workers stop after this long without a call (their indexes go with them). */
 export const IDLE_STOP_MS = 30_000;
@@ -29,6 +31,8 @@ export class CallWorkers {
   private idleTimer: NodeJS.Timeout | undefined;
   /** Set when a worker could not start: calls stay on the main thread from then on. */
   private broken = false;
+  /** Which calls come here: only when others are in progress, or for code that ran long. */
+  readonly routing = new CallRouting();
 
   constructor(
     private readonly nodes: RecordedStore,
