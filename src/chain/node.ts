@@ -54,7 +54,7 @@ export class DevNode implements ChainFeed, NodeParts {
   readonly logs = new LogIndex(this);
   /** Polling filters (eth_newFilter and friends). */
   readonly filters = new FilterRegistry(this, this.logs);
-  /** Every change to the chain runs under it, in request order. */
+  /** Every change to the chain runs under it, in request order; reads of the live state take turns with them (lock.ts). */
   readonly lock = new Lock();
   /** Most struct-log steps one trace may record (--max-trace-steps); bounds a trace's memory. */
   maxTraceSteps = DEFAULT_MAX_TRACE_STEPS;
@@ -208,7 +208,7 @@ export class DevNode implements ChainFeed, NodeParts {
     const at = this.requireBlock(ref);
     // On a fork, upstream reads are found and fetched between runs, without the lock (withPrefetch).
     if (at === this.store.head) {
-      return withPrefetch(this.state, () => (at === this.store.head ? fn(live(), at) : copy(at).then((s) => fn(s, at))), (run) => this.lock.run(run));
+      return withPrefetch(this.state, () => (at === this.store.head ? fn(live(), at) : copy(at).then((s) => fn(s, at))), (run) => this.lock.read(run));
     }
     const s = await copy(at);
     return withPrefetch(stateOf(s), () => fn(s, at));
@@ -244,7 +244,7 @@ export class DevNode implements ChainFeed, NodeParts {
   async vmFor(ref: BlockRef): Promise<{ vm: VM; at: StoredBlock }> {
     const at = this.requireBlock(ref);
     let root = this.stateRootOf(at);
-    if (at === this.store.head) root = await this.lock.run(async () => (at === this.store.head ? this.state.getStateRoot() : this.stateRootOf(at)));
+    if (at === this.store.head) root = await this.lock.read(async () => (at === this.store.head ? this.state.getStateRoot() : this.stateRootOf(at)));
     return { vm: await this.vmAt(root, at), at };
   }
 
@@ -370,7 +370,7 @@ export class DevNode implements ChainFeed, NodeParts {
   /** The state root calls at `at` read: the live one at the head (edits since it was mined included); undefined if `at` stopped being the head. */
   async callRoot(at: StoredBlock): Promise<Uint8Array | undefined> {
     if (at !== this.store.head) return this.stateRootOf(at);
-    return this.lock.run(async () => (at === this.store.head ? this.state.getStateRoot() : undefined));
+    return this.lock.read(async () => (at === this.store.head ? this.state.getStateRoot() : undefined));
   }
 
   /** `req` as a call at `block` runs it: its gas (the block's gas limit when it names none) within the RPC gas cap. */
