@@ -54,6 +54,7 @@ interface DevFlags {
   rpcGasCap?: bigint;
   callTimeout: number;
   callWorkers: number;
+  create2: boolean;
 }
 
 /** Seconds, fractions allowed (--block-time 0.5). */
@@ -116,8 +117,10 @@ export function devCommand(program: Command): void {
     .option('--artifacts <dir>', 'Hardhat or Foundry build output (or any folder of ABI JSON files) naming contracts, functions, events and errors in the log and the explorer; repeatable (default: ./artifacts and ./out when present)', (value: string, prev: string[] | undefined) => [...(prev ?? []), value])
     .option('--no-explorer', 'do not serve the block explorer on GET / (browsers get the JSON health answer)')
     .option('--client-version <string>', 'the web3_clientVersion answer (default: "anvil/v1.7.1 node-rpc/v<version>/<os>-<arch>/<node>", so tools that gate on anvil or Hardhat accept the node)', clientVersionFlag)
+    .option('--disable-default-create2-deployer', 'do not predeploy the deterministic CREATE2 deployer at 0x4e59b44847b379578588920ca78fbf26c0b4956c (a fork never gets it: it is the upstream\'s)')
+    .option('--no-create2', 'alias of --disable-default-create2-deployer')
     .option('--silent', 'print only errors')
-    .action(async (flags: DevFlags & SharedFlags & { blockBaseFeePerGas?: bigint }, cmd: Command) => {
+    .action(async (flags: DevFlags & SharedFlags & { blockBaseFeePerGas?: bigint; disableDefaultCreate2Deployer?: boolean }, cmd: Command) => {
       const forkOnly = (['forkBlockNumber', 'forkHeader', 'forkChainId', 'forkCache'] as const).find((k) => flags[k] !== undefined);
       if (flags.forkUrl === undefined && forkOnly !== undefined) {
         process.stderr.write(`error: --${forkOnly.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} needs --fork-url\n`);
@@ -133,6 +136,7 @@ export function devCommand(program: Command): void {
         baseFee: flags.baseFee ?? flags.blockBaseFeePerGas ?? d.baseFee,
         gasPriceFloor: flags.gasPrice ?? d.gasPriceFloor,
         hardfork: flags.hardfork,
+        create2Deployer: flags.create2 && flags.disableDefaultCreate2Deployer !== true,
       };
       // A fork takes the upstream's chain id and block gas limit unless they are given.
       if (flags.forkUrl !== undefined) {
