@@ -116,7 +116,7 @@ export function devCommand(program: Command): void {
     .option('--fork-cache <dir>', 'keep what is read from the upstream in <dir>, per chain id and fork block (default: off)')
     .option('--artifacts <dir>', 'Hardhat or Foundry build output (or any folder of ABI JSON files) naming contracts, functions, events and errors in the log and the explorer; repeatable (default: ./artifacts and ./out when present)', (value: string, prev: string[] | undefined) => [...(prev ?? []), value])
     .option('--no-explorer', 'do not serve the block explorer on GET / (browsers get the JSON health answer)')
-    .option('--client-version <string>', 'the web3_clientVersion answer (default: "anvil/v1.7.1 node-rpc/v<version>/<os>-<arch>/<node>", so tools that gate on anvil or Hardhat accept the node)', clientVersionFlag)
+    .option('--client-version <string>', 'the web3_clientVersion answer (default: "anvil-node-rpc/v<version>/<os>-<arch>/<node>", so tools that gate on anvil or Hardhat accept the node)', clientVersionFlag)
     .option('--disable-default-create2-deployer', 'do not predeploy the deterministic CREATE2 deployer at 0x4e59b44847b379578588920ca78fbf26c0b4956c (a fork never gets it: it is the upstream\'s)')
     .option('--no-create2', 'alias of --disable-default-create2-deployer')
     .option('--silent', 'print only errors')
