@@ -1,6 +1,6 @@
 /** `node-rpc dev`: boot the chain, serve it, log requests and blocks, shut down cleanly. */
 import { availableParallelism } from 'node:os';
-import { existsSync } from 'node:fs';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import chalk from 'chalk';
 import { InvalidArgumentError, type Command } from 'commander';
 import { defaultConfig, type ChainConfig, type SupportedHardfork } from '../chain/config.js';
@@ -12,6 +12,7 @@ import { LATEST } from '../chain/types.js';
 import type { BlockOrder } from '../chain/pool/txpool.js';
 import { detectArtifactDirs, loadArtifacts } from '../artifacts/load.js';
 import { banner } from './banner.js';
+import { nodeJson } from './nodeJson.js';
 import { bigUint, derivationPath, ether, forkHeader, forkUrl, hardfork, intIn, mnemonic } from './flags.js';
 import { RequestLog } from './log.js';
 import { addSharedFlags, reloadKeysOnHangup, sharedStart, type SharedFlags } from './sharedFlags.js';
@@ -55,6 +56,8 @@ interface DevFlags {
   callTimeout: number;
   callWorkers: number;
   create2: boolean;
+  configOut?: string;
+  json?: boolean;
 }
 
 /** Seconds, fractions allowed (--block-time 0.5). */
@@ -119,6 +122,8 @@ export function devCommand(program: Command): void {
     .option('--client-version <string>', 'the web3_clientVersion answer (default: "anvil-node-rpc/v<version>/<os>-<arch>/<node>", so tools that gate on anvil or Hardhat accept the node)', clientVersionFlag)
     .option('--disable-default-create2-deployer', 'do not predeploy the deterministic CREATE2 deployer at 0x4e59b44847b379578588920ca78fbf26c0b4956c (a fork never gets it: it is the upstream\'s)')
     .option('--no-create2', 'alias of --disable-default-create2-deployer')
+    .option('--config-out <file>', "once listening, write anvil's start-up JSON to <file> (accounts, keys, wallet, fees, gas limit, genesis timestamp or fork, URLs)")
+    .option('--json', 'print that JSON as the first and only stdout line once listening, instead of the banner; the request log goes to stderr')
     .option('--silent', 'print only errors')
     .action(async (flags: DevFlags & SharedFlags & { blockBaseFeePerGas?: bigint; disableDefaultCreate2Deployer?: boolean }, cmd: Command) => {
       const forkOnly = (['forkBlockNumber', 'forkHeader', 'forkChainId', 'forkCache'] as const).find((k) => flags[k] !== undefined);
@@ -143,7 +148,8 @@ export function devCommand(program: Command): void {
         if (cmd.getOptionValueSource('chainId') !== 'cli') delete chain.chainId;
         if (cmd.getOptionValueSource('gasLimit') !== 'cli') delete chain.gasLimit;
       }
-      const out = (line: string) => process.stdout.write(line + '\n');
+      // With --json stdout carries the one JSON line; everything for people goes to stderr.
+      const out = flags.json ? (line: string) => process.stderr.write(line + '\n') : (line: string) => process.stdout.write(line + '\n');
       const warn = (line: string) => process.stderr.write(`warning: ${line}\n`);
       const artifacts = loadArtifacts(flags.artifacts ?? detectArtifactDirs(), warn);
       const log = new RequestLog(out, flags.silent === true, artifacts);
@@ -233,8 +239,24 @@ export function devCommand(program: Command): void {
         periodic.unref();
       }
       if (!flags.silent) running.node.events.on('console', (tx, lines) => log.console(tx, lines));
-      if (!flags.silent) {
-        out(banner(running.node, running.server, VERSION, flags.public === true ? { unlock: flags.unlock === true, allowCheats: flags.allowCheats === true } : undefined));
+      const sharedView = flags.public === true ? { unlock: flags.unlock === true, allowCheats: flags.allowCheats === true } : undefined;
+      if (flags.configOut !== undefined || flags.json) {
+        const facts = JSON.stringify(nodeJson(node, running.server, sharedView));
+        if (flags.configOut !== undefined) {
+          try {
+            // Replaced by a rename: a launcher polling for the file never reads half of it.
+            writeFileSync(`${flags.configOut}.tmp`, facts + '\n');
+            renameSync(`${flags.configOut}.tmp`, flags.configOut);
+          } catch (err) {
+            process.stderr.write(`error: cannot write --config-out ${flags.configOut}: ${(err as Error).message}\n`);
+            await running.close();
+            process.exit(1);
+          }
+        }
+        if (flags.json) process.stdout.write(facts + '\n');
+      }
+      if (!flags.silent && !flags.json) {
+        out(banner(running.node, running.server, VERSION, sharedView));
         if (flags.explorer) out(`Explorer: open ${chalk.green(running.server.url + '/')} in a browser${artifacts.size ? ` (${artifacts.size} contract${artifacts.size === 1 ? '' : 's'} from artifacts)` : ''}\n`);
       }
       // Orderly shutdown: refuse new requests (-32000 "node is shutting down") and stop listening,
