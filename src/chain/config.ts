@@ -17,6 +17,8 @@ export interface ChainConfig {
   timestamp?: bigint;
   /** Accounts the live state's account and storage caches each hold (default 100,000). */
   stateCacheSize?: number;
+  /** Predeploy the deterministic CREATE2 deployer in a fresh genesis, as anvil does (default on). */
+  create2Deployer?: boolean;
 }
 
 export const HARDFORKS = ['shanghai', 'cancun', 'prague'] as const;

@@ -4,6 +4,7 @@ import type { Common } from '@ethereumjs/common';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, bytesToHex } from '@ethereumjs/util';
 import type { ChainConfig } from './config.js';
+import { CREATE2_DEPLOYER, CREATE2_DEPLOYER_CODE } from './create2Deployer.js';
 import type { Fork } from './fork/fork.js';
 import { forkPoint } from './fork/genesis.js';
 import type { BlockStore } from './store.js';
@@ -17,10 +18,11 @@ export interface GenesisTarget {
   readonly accounts: readonly DevAccount[];
 }
 
-/** Block 0 with every dev account funded, at `timestamp`. */
+/** Block 0 with every dev account funded (and the CREATE2 deployer unless turned off), at `timestamp`. */
 export async function writeGenesis(n: GenesisTarget, timestamp: bigint): Promise<void> {
   await n.state.checkpoint();
   for (const a of n.accounts) await n.state.putAccount(a.address, new Account(0n, n.config.balance));
+  if (n.config.create2Deployer !== false) await n.state.putCode(CREATE2_DEPLOYER, CREATE2_DEPLOYER_CODE);
   await n.state.commit();
   const stateRoot = await n.state.getStateRoot();
   const common = n.common;

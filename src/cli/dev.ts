@@ -1,6 +1,6 @@
 /** `node-rpc dev`: boot the chain, serve it, log requests and blocks, shut down cleanly. */
 import { availableParallelism } from 'node:os';
-import { existsSync } from 'node:fs';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import chalk from 'chalk';
 import { InvalidArgumentError, type Command } from 'commander';
 import { defaultConfig, type ChainConfig, type SupportedHardfork } from '../chain/config.js';
@@ -12,6 +12,7 @@ import { LATEST } from '../chain/types.js';
 import type { BlockOrder } from '../chain/pool/txpool.js';
 import { detectArtifactDirs, loadArtifacts } from '../artifacts/load.js';
 import { banner } from './banner.js';
+import { nodeJson } from './nodeJson.js';
 import { bigUint, derivationPath, ether, forkHeader, forkUrl, hardfork, intIn, mnemonic } from './flags.js';
 import { RequestLog } from './log.js';
 import { addSharedFlags, reloadKeysOnHangup, sharedStart, type SharedFlags } from './sharedFlags.js';
@@ -54,6 +55,9 @@ interface DevFlags {
   rpcGasCap?: bigint;
   callTimeout: number;
   callWorkers: number;
+  create2: boolean;
+  configOut?: string;
+  json?: boolean;
 }
 
 /** Seconds, fractions allowed (--block-time 0.5). */
@@ -115,9 +119,13 @@ export function devCommand(program: Command): void {
     .option('--fork-cache <dir>', 'keep what is read from the upstream in <dir>, per chain id and fork block (default: off)')
     .option('--artifacts <dir>', 'Hardhat or Foundry build output (or any folder of ABI JSON files) naming contracts, functions, events and errors in the log and the explorer; repeatable (default: ./artifacts and ./out when present)', (value: string, prev: string[] | undefined) => [...(prev ?? []), value])
     .option('--no-explorer', 'do not serve the block explorer on GET / (browsers get the JSON health answer)')
-    .option('--client-version <string>', 'the web3_clientVersion answer (default: "anvil/v1.7.1 node-rpc/v<version>/<os>-<arch>/<node>", so tools that gate on anvil or Hardhat accept the node)', clientVersionFlag)
+    .option('--client-version <string>', 'the web3_clientVersion answer (default: "anvil-node-rpc/v<version>/<os>-<arch>/<node>", so tools that gate on anvil or Hardhat accept the node)', clientVersionFlag)
+    .option('--disable-default-create2-deployer', 'do not predeploy the deterministic CREATE2 deployer at 0x4e59b44847b379578588920ca78fbf26c0b4956c (a fork never gets it: it is the upstream\'s)')
+    .option('--no-create2', 'alias of --disable-default-create2-deployer')
+    .option('--config-out <file>', "once listening, write anvil's start-up JSON to <file> (accounts, keys, wallet, fees, gas limit, genesis timestamp or fork, URLs)")
+    .option('--json', 'print that JSON as the first and only stdout line once listening, instead of the banner; the request log goes to stderr')
     .option('--silent', 'print only errors')
-    .action(async (flags: DevFlags & SharedFlags & { blockBaseFeePerGas?: bigint }, cmd: Command) => {
+    .action(async (flags: DevFlags & SharedFlags & { blockBaseFeePerGas?: bigint; disableDefaultCreate2Deployer?: boolean }, cmd: Command) => {
       const forkOnly = (['forkBlockNumber', 'forkHeader', 'forkChainId', 'forkCache'] as const).find((k) => flags[k] !== undefined);
       if (flags.forkUrl === undefined && forkOnly !== undefined) {
         process.stderr.write(`error: --${forkOnly.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} needs --fork-url\n`);
@@ -133,13 +141,15 @@ export function devCommand(program: Command): void {
         baseFee: flags.baseFee ?? flags.blockBaseFeePerGas ?? d.baseFee,
         gasPriceFloor: flags.gasPrice ?? d.gasPriceFloor,
         hardfork: flags.hardfork,
+        create2Deployer: flags.create2 && flags.disableDefaultCreate2Deployer !== true,
       };
       // A fork takes the upstream's chain id and block gas limit unless they are given.
       if (flags.forkUrl !== undefined) {
         if (cmd.getOptionValueSource('chainId') !== 'cli') delete chain.chainId;
         if (cmd.getOptionValueSource('gasLimit') !== 'cli') delete chain.gasLimit;
       }
-      const out = (line: string) => process.stdout.write(line + '\n');
+      // With --json stdout carries the one JSON line; everything for people goes to stderr.
+      const out = flags.json ? (line: string) => process.stderr.write(line + '\n') : (line: string) => process.stdout.write(line + '\n');
       const warn = (line: string) => process.stderr.write(`warning: ${line}\n`);
       const artifacts = loadArtifacts(flags.artifacts ?? detectArtifactDirs(), warn);
       const log = new RequestLog(out, flags.silent === true, artifacts);
@@ -229,8 +239,24 @@ export function devCommand(program: Command): void {
         periodic.unref();
       }
       if (!flags.silent) running.node.events.on('console', (tx, lines) => log.console(tx, lines));
-      if (!flags.silent) {
-        out(banner(running.node, running.server, VERSION, flags.public === true ? { unlock: flags.unlock === true, allowCheats: flags.allowCheats === true } : undefined));
+      const sharedView = flags.public === true ? { unlock: flags.unlock === true, allowCheats: flags.allowCheats === true } : undefined;
+      if (flags.configOut !== undefined || flags.json) {
+        const facts = JSON.stringify(nodeJson(node, running.server, sharedView));
+        if (flags.configOut !== undefined) {
+          try {
+            // Replaced by a rename: a launcher polling for the file never reads half of it.
+            writeFileSync(`${flags.configOut}.tmp`, facts + '\n');
+            renameSync(`${flags.configOut}.tmp`, flags.configOut);
+          } catch (err) {
+            process.stderr.write(`error: cannot write --config-out ${flags.configOut}: ${(err as Error).message}\n`);
+            await running.close();
+            process.exit(1);
+          }
+        }
+        if (flags.json) process.stdout.write(facts + '\n');
+      }
+      if (!flags.silent && !flags.json) {
+        out(banner(running.node, running.server, VERSION, sharedView));
         if (flags.explorer) out(`Explorer: open ${chalk.green(running.server.url + '/')} in a browser${artifacts.size ? ` (${artifacts.size} contract${artifacts.size === 1 ? '' : 's'} from artifacts)` : ''}\n`);
       }
       // Orderly shutdown: refuse new requests (-32000 "node is shutting down") and stop listening,

@@ -42,7 +42,7 @@ export interface StartOptions {
    * it. The chain id and block gas limit are the upstream's unless `chain` sets them.
    */
   fork?: ForkOptions;
-  /** The whole `web3_clientVersion` answer (default: `anvil/v1.7.1 node-rpc/v<version>/<os-arch>/<runtime>`). */
+  /** The whole `web3_clientVersion` answer (default: `anvil-node-rpc/v<version>/<os-arch>/<runtime>`). */
   clientVersion?: string;
   /** Told when a WebSocket client that stopped reading is cut. */
   onSlowClient?: (remote: string, buffered: number) => void;

@@ -16,6 +16,7 @@ export type Lock = 'signing' | 'cheat';
 /** Methods that sign with a dev account's key, or send as an account without its key. */
 export const SIGNING = new Set([
   'eth_sendTransaction',
+  'eth_sendTransactionSync',
   'eth_sendUnsignedTransaction',
   'eth_sign',
   'eth_signTransaction',

@@ -46,7 +46,7 @@ describe('cast against node-rpc', () => {
 
   test('chain facts, balances, send, receipt, call, storage, code, nonce, rpc', async () => {
     assert.equal(await ok(['chain-id']), '984');
-    assert.match(await ok(['client']), /^anvil\/v1\.7\.1 node-rpc\//);
+    assert.match(await ok(['client']), /^anvil-node-rpc\/v\d+\.\d+\.\d+\/[^/]+\/[^/]+$/);
     assert.equal(await ok(['balance', ALICE]), '10000000000000000000000');
     const sent = JSON.parse(await ok(['send', '--private-key', KEYS[0], ALICE, '--value', '1000', '--json']));
     assert.equal(sent.status, '0x1');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { keccak256, toUtf8Bytes } from 'ethers';
 import { startTestNode, type TestNode } from '../support/node.js';
+import { VERSION } from '../../src/cli/version.js';
 
 describe('JSON-RPC envelope', () => {
   let n: TestNode;
@@ -80,9 +81,12 @@ describe('JSON-RPC envelope', () => {
     assert.equal(notes.text, '');
   });
 
-  test('web3_clientVersion leads with the anvil token, then <client>/<version>/<os-arch>/<runtime>', async () => {
+  test('web3_clientVersion is <client>/<version>/<os-arch>/<runtime>, four fields, the client starting with anvil', async () => {
     const v = await n.rpc<string>('web3_clientVersion');
-    assert.match(v, /^anvil\/v1\.7\.1 node-rpc\/v\d+\.\d+\.\d+\/[a-z0-9]+-[a-z0-9]+\/node-v\d+\.\d+\.\d+$/);
+    assert.equal(v.split('/').length, 4, v);
+    assert.doesNotMatch(v, /\s/);
+    assert.match(v, /^[A-Za-z0-9._+-]+\/v\d+\.\d+\.\d+[^/]*\/[a-z0-9]+-[a-z0-9_]+\/[a-z]+-v?\d+\.\d+\.\d+$/);
+    assert.equal(v, `anvil-node-rpc/v${VERSION}/${process.platform}-${process.arch}/node-${process.version}`);
     // hardhat-network-helpers' gate, verbatim in spirit: the lowercase string starts with one of three tokens.
     assert.ok(['hardhatnetwork', 'zksync', 'anvil'].some((t) => v.toLowerCase().startsWith(t)));
   });

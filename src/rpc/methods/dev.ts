@@ -6,6 +6,7 @@
  */
 import { bytesToHex, setLengthLeft } from '@ethereumjs/util';
 import * as cheats from '../../chain/controls/cheats.js';
+import { dealErc20, setErc20Allowance } from '../../chain/controls/erc20.js';
 import { parseUpstreamUrl } from '../../chain/fork/client.js';
 import { Fork } from '../../chain/fork/fork.js';
 import type { DevNode } from '../../chain/node.js';
@@ -254,6 +255,16 @@ export function devMethods(node: DevNode, version: string, client: string): Meth
       await cheats.setStorageAt(node, a, slot, value);
       return true;
     }, { aliases: ['hardhat_setStorageAt', 'evm_setAccountStorageAt'] }),
+    /** anvil's order: account, token, amount; the token's balance slot is found by probing (chain/controls/erc20.ts). */
+    method('anvil_dealERC20', [address, address, count], async (account, token, amount) => {
+      await dealErc20(node, account, token, amount);
+      return null;
+    }, { aliases: ['hardhat_dealERC20', 'anvil_setERC20Balance'] }),
+    /** anvil's order: owner, spender, token, amount. */
+    method('anvil_setERC20Allowance', [address, address, address, count], async (owner, spender, token, amount) => {
+      await setErc20Allowance(node, owner, spender, token, amount);
+      return null;
+    }),
 
     // ------------------------------------------------------------ block settings
     /** Beneficiary of the next blocks (and eth_coinbase). */

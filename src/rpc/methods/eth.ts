@@ -2,6 +2,7 @@
 import { bytesToHex, createZeroAddress, type Address } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { DevNode } from '../../chain/node.js';
+import { sendRawTransactionSync, sendTransactionSync } from '../../chain/pool/sendSync.js';
 import { signMessage, signTypedData } from '../../chain/wallet/signing.js';
 import { parseTypedData } from '../../chain/wallet/typedData.js';
 import { LATEST, type BlockRef, type StoredBlock } from '../../chain/types.js';
@@ -9,7 +10,7 @@ import { formatBlock } from '../../format/block.js';
 import { addr, hex, qty } from '../../format/hex.js';
 import { formatReceipt } from '../../format/receipt.js';
 import { formatMinedTx, formatTx, PENDING } from '../../format/tx.js';
-import { address, blockId, blockNumberOrTag, bool, data, hash32, json, optional, uint, type Codec } from '../codecs.js';
+import { address, blockId, blockNumberOrTag, bool, count, data, hash32, json, optional, uint, type Codec } from '../codecs.js';
 import { invalidParams } from '../errors.js';
 import { stateOverrides, txRequest } from '../params.js';
 import { method, type MethodDef } from '../registry.js';
@@ -211,6 +212,13 @@ export function ethMethods(node: DevNode): MethodDef[] {
     method('eth_sendTransaction', [txRequest], async (req) => {
       if (!req.from) throw invalidParams('invalid argument 0: missing "from"');
       return hex(await node.intake.sendTransaction(req));
+    }),
+    /** EIP-7966: submit and answer the receipt once mined; optional timeout in ms (default and most 30 s; past it error 4, data the hash). */
+    method('eth_sendRawTransactionSync', [data, optional(count)], async (raw, ms) => formatReceipt(await sendRawTransactionSync(node, raw, ms))),
+    /** eth_sendTransaction, answering the receipt once mined, as eth_sendRawTransactionSync. */
+    method('eth_sendTransactionSync', [txRequest, optional(count)], async (req, ms) => {
+      if (!req.from) throw invalidParams('invalid argument 0: missing "from"');
+      return formatReceipt(await sendTransactionSync(node, req, ms));
     }),
     /** The request with nonce, fees, gas and chain id filled in, unsigned: `{ raw, tx }` (geth, anvil). */
     method('eth_fillTransaction', [txRequest], async (req) => {

@@ -5,16 +5,17 @@ import { data } from '../codecs.js';
 import { method, type MethodDef } from '../registry.js';
 
 /**
- * The API level this node answers like. Tools gate on the start of `web3_clientVersion`
- * (hardhat-network-helpers accept `hardhatnetwork`, `zksync` or `anvil`; viem, forge and cast look for
- * `anvil` too), so the default string leads with this token, as a browser's user agent leads with
- * `Mozilla/5.0`, and then names the node itself.
+ * The client name in the default `web3_clientVersion`. The answer keeps the four fields
+ * `<client>/<version>/<os-arch>/<runtime>` (one slash-separated token, no space), and its client
+ * field starts with `anvil`: hardhat-network-helpers refuse a node whose lowercased version starts
+ * with none of `hardhatnetwork`, `zksync`, `anvil` (a plain prefix test, so `anvil-…` passes).
+ * No other tool found gates on it (forge and cast only print it; viem and ethers never ask).
  */
-export const COMPATIBLE_WITH = 'anvil/v1.7.1';
+export const CLIENT_NAME = 'anvil-node-rpc';
 
-/** `anvil/v1.7.1 node-rpc/v<version>/<os>-<arch>/node-v<ver>` */
+/** `anvil-node-rpc/v<version>/<os>-<arch>/node-v<ver>` */
 export function clientVersion(version: string): string {
-  return `${COMPATIBLE_WITH} node-rpc/v${version}/${process.platform}-${process.arch}/node-${process.version}`;
+  return `${CLIENT_NAME}/v${version}/${process.platform}-${process.arch}/node-${process.version}`;
 }
 
 /** `version` is the node's; `client` the whole web3_clientVersion answer (`--client-version`). */
