@@ -125,7 +125,7 @@ export class DevNode implements ChainFeed, NodeParts {
 
   /** A fresh chain; with `fork`, one continuing from the fork block (see src/chain/fork). */
   static async create(config: ChainConfig, fork?: Fork): Promise<DevNode> {
-    const common = makeCommon(config.chainId, config.hardfork);
+    const common = makeCommon(config.chainId, config.hardfork, config.codeSizeLimit);
     const accounts = deriveAccounts(config.mnemonic, config.derivationPath, config.accounts);
     const link = new ForkLink(fork);
     const store = new BlockStore();
@@ -423,7 +423,7 @@ export class DevNode implements ChainFeed, NodeParts {
   async setChainId(chainId: bigint): Promise<void> {
     await this.lock.run(async () => {
       this.config.chainId = chainId;
-      this.common = makeCommon(chainId, this.config.hardfork);
+      this.common = makeCommon(chainId, this.config.hardfork, this.config.codeSizeLimit);
       this.vm = await createVM({ common: this.common, stateManager: this.state, blockchain: this.vm.blockchain, setHardfork: false });
     });
   }

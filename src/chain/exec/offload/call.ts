@@ -13,7 +13,7 @@ import type { CallWorkers } from './pool.js';
 /** What the node answers for a call on a worker. */
 export interface CallHost {
   readonly common: Common;
-  readonly config: Pick<ChainConfig, 'chainId' | 'hardfork'>;
+  readonly config: Pick<ChainConfig, 'chainId' | 'hardfork' | 'codeSizeLimit'>;
   readonly callBounds: CallBounds;
   requireBlock(ref: BlockRef): StoredBlock;
   capped(req: TxRequest, block: Block): TxRequest;
@@ -36,6 +36,7 @@ export async function callOnWorker(host: CallHost, workers: CallWorkers, req: Tx
   const reply = await workers.run({
     chainId: host.config.chainId,
     hardfork: host.config.hardfork,
+    codeSizeLimit: host.config.codeSizeLimit,
     root,
     headerId,
     header,
