@@ -19,6 +19,12 @@ export interface ChainConfig {
   stateCacheSize?: number;
   /** Predeploy the deterministic CREATE2 deployer in a fresh genesis, as anvil does (default on). */
   create2Deployer?: boolean;
+  /**
+   * Most bytes of runtime code a contract may deploy (EIP-170, anvil's --code-size-limit); init
+   * code may be twice as long (EIP-3860), as in anvil. Undefined: the hardfork's limits (24,576
+   * and 49,152 bytes); Infinity: no limit (--disable-code-size-limit).
+   */
+  codeSizeLimit?: number;
 }
 
 export const HARDFORKS = ['shanghai', 'cancun', 'prague'] as const;

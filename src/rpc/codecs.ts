@@ -148,12 +148,19 @@ export const json: Codec<unknown> = { type: 'JSON', parse: (value) => value };
 
 const TAGS = new Set<string>(['latest', 'earliest', 'pending', 'safe', 'finalized']);
 
-/** QUANTITY|TAG only (no hash object): eth_getBlockByNumber and friends. */
+/**
+ * QUANTITY|TAG only (no hash object): eth_getBlockByNumber and friends. A block number may also
+ * be a plain JSON integer (`1`), as anvil and the hardhat network take it.
+ */
 export const blockNumberOrTag: Codec<BlockRef> = {
   type: 'block number or tag',
   parse(value, where) {
     if (typeof value === 'string' && TAGS.has(value)) return { kind: 'tag', tag: value as BlockTag };
     if (typeof value === 'string' && value.startsWith('0x')) return { kind: 'number', number: uint64.parse(value, where) };
+    if (typeof value === 'number') {
+      if (!Number.isSafeInteger(value) || value < 0) return fail(where, `a block number must be a non-negative integer below 2^53 (or a hex QUANTITY), got ${value}`);
+      return { kind: 'number', number: BigInt(value) };
+    }
     return fail(where, `expected a block number or one of latest, earliest, pending, safe, finalized; got ${describe(value)}`);
   },
 };

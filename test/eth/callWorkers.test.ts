@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { CallWorkers } from '../../src/chain/exec/offload/pool.js';
 import type { CallReply } from '../../src/chain/exec/offload/protocol.js';
 import { CROWD_MS } from '../../src/chain/exec/offload/routing.js';
+import { watchWorkers } from '../support/workers.js';
 import { ADDRS, RpcCallError, startTestNode, type TestNode } from '../support/node.js';
 
 const at = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
@@ -41,18 +42,7 @@ describe('calls on a worker thread', () => {
   before(async () => {
     node = await startTestNode({ callWorkers: 1, calls: { timeoutMs: 300, gasCap: 10n ** 12n } });
     workers = node.node.callWorkers!;
-    // Every call of this suite goes to the worker, lone or not (which ones do is tested below).
-    const enter = workers.routing.enter.bind(workers.routing);
-    workers.routing.enter = async (key) => {
-      await enter(key);
-      return true;
-    };
-    const run = workers.run.bind(workers);
-    workers.run = (job) => {
-      const p = run(job);
-      void p?.then((r) => replies.push(r.kind));
-      return p;
-    };
+    watchWorkers(workers, replies, true);
     for (const [name, code] of Object.entries(PROGRAMS)) await node.rpc('anvil_setCode', [ADDRESS[name], code]);
     await node.rpc('anvil_setStorageAt', [ADDRESS.slot0, '0x0', `0x${'2a'.padStart(64, '0')}`]);
     await node.rpc('anvil_setBalance', [ADDRS[1], '0x1234']);
@@ -147,12 +137,7 @@ describe('which calls go to a worker', () => {
   before(async () => {
     node = await startTestNode({ callWorkers: 1 });
     workers = node.node.callWorkers!;
-    const run = workers.run.bind(workers);
-    workers.run = (job) => {
-      const p = run(job);
-      void p?.then((r) => replies.push(r.kind));
-      return p;
-    };
+    watchWorkers(workers, replies, false);
     for (const name of ['slot0', 'loop']) await node.rpc('anvil_setCode', [ADDRESS[name], PROGRAMS[name]]);
   });
   after(() => node.close());
