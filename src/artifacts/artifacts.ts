@@ -5,6 +5,7 @@
  * This module is platform-neutral: the node's terminal log, `node-rpc trace` and the browser
  * explorer all use it. Reading artifact files from disk is in `load.ts`.
  */
+import { SourceIndex } from './sources.js';
 import { decodeErrorResult, decodeEventLog, decodeFunctionData, toEventSelector, toFunctionSelector, type Abi, type AbiParameter } from 'viem';
 
 /** One contract as the explorer receives it: runtime code with its masked byte ranges zeroed. */
@@ -62,6 +63,8 @@ export function maskCode(code: string, masks: ReadonlyArray<readonly [number, nu
 
 export class Artifacts {
   readonly contracts: ContractArtifact[] = [];
+  /** Source maps and sources of the contracts whose build output has them. */
+  readonly sources = new SourceIndex();
   private readonly byLength = new Map<number, ContractArtifact[]>();
   private readonly functions = new Map<string, Item[]>();
   private readonly events = new Map<string, Item[]>();
