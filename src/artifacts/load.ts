@@ -9,7 +9,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Abi } from 'viem';
 import { Artifacts, maskCode } from './artifacts.js';
 import { SourceLoader } from './loadSources.js';
-import { metadataRange } from './sources.js';
+import { deploymentMasks } from './sources.js';
 
 /** Folders a project keeps its build output in, looked for in the working directory. */
 export const DEFAULT_ARTIFACT_DIRS = ['artifacts', 'out'];
@@ -129,8 +129,7 @@ export class ArtifactLoader {
       masks = [];
     }
     // The metadata hash differs between builds of the same code (paths, comments): never compared.
-    const meta = metadataRange(code);
-    if (meta) masks = [...masks, meta];
+    masks = [...masks, ...deploymentMasks(code)];
     try {
       this.artifacts.add({ name, abi: json.abi as Abi, code: maskCode(code, masks), masks });
     } catch (err) {

@@ -42,6 +42,18 @@ export function metadataRange(hex: string): [number, number] | undefined {
   return first >= 0xa1 && first <= 0xaf ? [start, len + 2] : undefined;
 }
 
+/**
+ * Masks that hold for any deployment of `hex`: the metadata trailer, and a library's own address,
+ * which its runtime code starts with (`PUSH20 <address>`, zeros in the compiler's output).
+ */
+export function deploymentMasks(hex: string): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  if (hex.startsWith('73' + '00'.repeat(20))) out.push([1, 20]);
+  const meta = metadataRange(hex);
+  if (meta) out.push(meta);
+  return out;
+}
+
 function applyMasks(hex: string, masks: Masks): string {
   let out = hex;
   for (const [start, len] of masks) {
@@ -88,6 +100,26 @@ class ContractSource implements CodeSource {
     return e !== undefined && e.file >= 0 && e.start >= 0 && !this.generated.has(e.file) && this.compilation.files.has(e.file);
   }
 
+  jump(pc: number): string {
+    return this.entry(pc)?.jump ?? '-';
+  }
+
+  private readonly scopes = new Map<number, number>();
+  private readonly scopeIds = new Map<string, number>();
+
+  scope(pc: number): number {
+    let id = this.scopes.get(pc);
+    if (id !== undefined) return id;
+    const e = this.entry(pc);
+    const file = e && this.inSource(pc) ? this.compilation.files.get(e.file) : undefined;
+    const around = file ? file.enclosing(e!.start) : undefined;
+    const key = around ? `${file!.name}:${around.contract ?? ''}.${around.function ?? ''}` : '';
+    id = this.scopeIds.get(key) ?? this.scopeIds.size;
+    this.scopeIds.set(key, id);
+    this.scopes.set(pc, id);
+    return id;
+  }
+
   locate(pc: number): SourceLocation | undefined {
     if (!this.inSource(pc)) return undefined;
     const e = this.entry(pc)!;
@@ -104,7 +136,7 @@ interface Entry {
   source?: ContractSource;
 }
 
-export class SourceIndex implements SourceLocator {
+export class SourceIndex implements Omit<SourceLocator, 'describeError'> {
   private readonly runtime = new Map<number, Entry[]>();
   private readonly creation: Entry[] = [];
   private readonly compilations = new Set<Compilation>();
@@ -114,8 +146,7 @@ export class SourceIndex implements SourceLocator {
   /** Register a contract's runtime (`create` false) or creation code with its source map. */
   add(m: MappedCode, create: boolean): void {
     if (m.code.length === 0 || decodeSourceMap(m.sourceMap).length === 0) return;
-    const meta = metadataRange(m.code);
-    const masks: Masks = meta ? [...m.masks, meta] : m.masks;
+    const masks: Masks = [...m.masks, ...deploymentMasks(m.code)];
     const entry: Entry = { code: applyMasks(m.code, masks), masks, mapped: m };
     this.compilations.add(m.compilation);
     if (create) this.creation.push(entry);

@@ -12,7 +12,7 @@ import type { Common } from '@ethereumjs/common';
 import { getActivePrecompiles, type EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { MerkleStateManager, getMerkleStateProof, type Proof } from '@ethereumjs/statemanager';
-import { Account, Address, bytesToHex, setLengthLeft } from '@ethereumjs/util';
+import { Account, Address, bigIntToBytes, bytesToHex, setLengthLeft } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { deriveAccounts, type DevAccount } from './wallet/accounts.js';
 import { makeCommon } from './engine/common.js';
@@ -23,6 +23,8 @@ import { DEFAULT_TIP, type ChainConfig } from './config.js';
 import { ChainError } from './errors.js';
 import * as exec from './exec/call.js';
 import { callOnWorker } from './exec/offload/call.js';
+import { explained } from './exec/explain.js';
+import type { SourceLocator } from './sources.js';
 import type { CallWorkers } from './exec/offload/pool.js';
 import { RecordedStore } from './exec/offload/replica.js';
 import { DEFAULT_CALL_TIMEOUT_MS, capGas, gasCapAt, withTimeout, type CallBounds } from './exec/bounds.js';
@@ -87,6 +89,8 @@ export class DevNode implements ChainFeed, NodeParts {
   readonly stateTrie: MerklePatriciaTrie;
   /** The state trie's node store, logged for call workers while they run. */
   readonly trieNodes: RecordedStore;
+  /** Source maps of the user's contracts (--artifacts): failed calls then carry a Solidity stack. */
+  sources: SourceLocator | undefined;
   /** eth_call on worker threads (--call-workers); undefined: calls run on this thread only. */
   callWorkers: CallWorkers | undefined;
   /** The fork this chain runs on, if any (shared with the state manager and the EVM's history). */
@@ -264,7 +268,7 @@ export class DevNode implements ChainFeed, NodeParts {
   }
 
   async getStorageAt(address: Address, slot: bigint, ref: BlockRef): Promise<Uint8Array> {
-    const key = bigintToBytes32(slot);
+    const key = setLengthLeft(bigIntToBytes(slot), 32);
     return this.withState(ref, async (sm) => setLengthLeft(await sm.getStorage(address, key), 32));
   }
 
@@ -281,7 +285,7 @@ export class DevNode implements ChainFeed, NodeParts {
     return this.withState(ref, async (sm) => {
       // Proofs read the trie, so pending cache entries must be flushed first (a no-op on copies).
       await sm.flush();
-      return getMerkleStateProof(sm, address, slots.map((s) => bigintToBytes32(s)));
+      return getMerkleStateProof(sm, address, slots.map((s) => setLengthLeft(bigIntToBytes(s), 32)));
     });
   }
 
@@ -333,13 +337,14 @@ export class DevNode implements ChainFeed, NodeParts {
   // ---------------------------------------------------------------- execution
 
   async call(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<Uint8Array> {
+    const explain = (err: unknown) => explained(this, err, req, ref, overrides);
     if (overrides === undefined && this.callWorkers !== undefined && this.forkLink.fork === undefined) {
-      const out = await callOnWorker(this, this.callWorkers, req, ref);
+      const out = await callOnWorker(this, this.callWorkers, req, ref).catch(explain);
       if (out !== undefined) return out;
     }
     return this.withVm(ref, (vm, at) =>
       withTimeout(vm.evm, this.callBounds.timeoutMs, () => exec.call(vm, this.callBlock(at.block, req), this.capped(req, at.block), overrides)),
-    );
+    ).catch(explain);
   }
 
   async estimateGas(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<bigint> {
@@ -349,7 +354,7 @@ export class DevNode implements ChainFeed, NodeParts {
       return withTimeout(vm.evm, this.callBounds.timeoutMs, () =>
         exec.estimateGas(vm, this.callBlock(at.block, req), capGas(req, cap, limit), cap < limit ? cap : limit, overrides),
       );
-    });
+    }).catch((err: unknown) => explained(this, err, req, ref, overrides));
   }
 
   async createAccessList(req: TxRequest, ref: BlockRef): Promise<exec.AccessListResult> {
@@ -440,7 +445,3 @@ export class DevNode implements ChainFeed, NodeParts {
 
 /** Default --max-trace-steps: a struct-log trace of this many steps is about 100 MB of JSON. */
 export const DEFAULT_MAX_TRACE_STEPS = 250_000;
-
-function bigintToBytes32(n: bigint): Uint8Array {
-  return Buffer.from(n.toString(16).padStart(64, '0'), 'hex');
-}

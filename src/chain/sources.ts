@@ -26,6 +26,10 @@ export interface CodeSource {
   /** Whether `pc` maps into a user's source file (not compiler-generated code, not unmapped). */
   inSource(pc: number): boolean;
   locate(pc: number): SourceLocation | undefined;
+  /** The jump kind solc noted for the instruction at `pc`: `i` into a function, `o` out of one, `-` other. */
+  jump(pc: number): string;
+  /** An id of the function (or contract body) around `pc`'s source; equal ids, same function. */
+  scope(pc: number): number;
 }
 
 /** Source lookup for code the node runs; implemented outside the chain. */
@@ -34,6 +38,8 @@ export interface SourceLocator {
   readonly mapped: number;
   /** The source of runtime code (`create` false) or of init code (`create` true; constructor arguments may follow). */
   code(code: Uint8Array, create: boolean): CodeSource | undefined;
+  /** A custom error's name and arguments (`Bad(0xf39f…, 7)`), from the ABIs; undefined when unknown. */
+  describeError(data: Uint8Array, contract?: string): string | undefined;
   /** Lines `line - radius … line + radius` of `file`. */
   snippet(file: string, line: number, radius: number): Array<{ line: number; text: string }>;
 }

@@ -1,0 +1,131 @@
+/**
+ * The Solidity stack of a failed execution. An execution runs without any step hook; only when it
+ * failed, and source maps are loaded, is it run again with one (`captureStack`), which follows
+ * the program counter of every frame: where the failing frame stopped, and where each frame
+ * that passed the failure on (bubbling the same revert data) made the call.
+ */
+import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
+import type { CodeSource, SourceFrame, SourceLocator, SourceStack } from '../sources.js';
+
+interface Emitter {
+  on(event: string, fn: (...args: any[]) => void): unknown;
+  removeListener(event: string, fn: (...args: any[]) => void): unknown;
+}
+
+const OP_EXTCODESIZE = 0x3b;
+const OP_JUMP = 0x56;
+
+interface Live {
+  msg: Message;
+  create: boolean;
+  source: CodeSource | null | undefined;
+  pc: number;
+  /** The last pc that mapped into the user's source (compiler helpers such as panic have none). */
+  userPc: number;
+  /**
+   * Where the optimizer's shared code was entered from: a plain jump from one function into code
+   * solc attributes to another (two `require`s sharing one revert tail). -1 when not in such code.
+   */
+  sharedFrom: number;
+  /** The opcode at `pc`. */
+  op: number;
+  /** The pc of the call this frame is making (its last step before a sub-frame began). */
+  callPc: number;
+  /** The sub-call that failed last, and with which data. */
+  failed: { stack: SourceStack; data: Uint8Array; callPc: number } | undefined;
+  /** The address of the last EXTCODESIZE, while its result is on the stack. */
+  sized: string | undefined;
+  noCode: string | undefined;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function frameOf(f: Live, pc: number): SourceFrame | undefined {
+  if (!f.source) return undefined;
+  let at = f.source.inSource(pc) ? pc : f.userPc >= 0 ? f.userPc : pc;
+  if (f.sharedFrom >= 0 && f.source.scope(f.sharedFrom) !== f.source.scope(at)) at = f.sharedFrom;
+  const address = f.msg.to?.toString() ?? undefined;
+  return { contract: f.source.name, address, pc: at, location: f.source.locate(at) };
+}
+
+/**
+ * Run `run` (the failed execution, again) with the step hook on, and return the stack of its
+ * outermost frame's failure; undefined when it did not fail or no failing frame has source.
+ */
+export async function captureStack(events: Emitter, locator: SourceLocator, run: () => Promise<unknown>): Promise<SourceStack | undefined> {
+  const live: Live[] = [];
+  let outcome: SourceStack | undefined;
+  const onBefore = (msg: Message, resolve: () => void) => {
+    const parent = live[live.length - 1];
+    if (parent) {
+      parent.callPc = parent.pc;
+      parent.failed = undefined;
+    }
+    live.push({ msg, create: msg.to === undefined, source: undefined, pc: 0, userPc: -1, sharedFrom: -1, op: 0, callPc: -1, failed: undefined, sized: undefined, noCode: undefined });
+    resolve();
+  };
+  const onStep = (step: InterpreterStep, resolve: () => void) => {
+    const f = live[live.length - 1];
+    if (f) {
+      if (f.source === undefined) f.source = f.msg.code instanceof Uint8Array ? (locator.code(f.msg.code, f.create) ?? null) : null;
+      if (f.sized !== undefined) {
+        if (step.stack[step.stack.length - 1] === 0n) f.noCode = f.sized;
+        f.sized = undefined;
+      }
+      const src = f.source;
+      if (src?.inSource(step.pc)) {
+        const prev = f.userPc;
+        if (f.op === OP_JUMP && src.jump(f.pc) !== '-') f.sharedFrom = -1;
+        else if (f.op === OP_JUMP && prev >= 0 && f.sharedFrom < 0 && src.scope(prev) !== src.scope(step.pc)) f.sharedFrom = prev;
+        f.userPc = step.pc;
+      }
+      f.pc = step.pc;
+      f.op = step.opcode.code;
+      if (step.opcode.code === OP_EXTCODESIZE) {
+        const word = step.stack[step.stack.length - 1] ?? 0n;
+        f.sized = '0x' + (word & ((1n << 160n) - 1n)).toString(16).padStart(40, '0');
+      }
+    }
+    resolve();
+  };
+  const onAfter = (res: EVMResult, resolve: () => void) => {
+    const f = live.pop();
+    const parent = live[live.length - 1];
+    const error = res.execResult.exceptionError?.error;
+    if (f && error !== undefined) {
+      const data = res.execResult.returnValue;
+      let stack: SourceStack;
+      const inner = f.failed;
+      if (inner && error === 'revert' && sameBytes(inner.data, data)) {
+        // The frame passed its sub-call's failure on: that stack, plus where this frame called.
+        const site = frameOf(f, inner.callPc);
+        stack = { ...inner.stack, frames: site ? [...inner.stack.frames, site] : inner.stack.frames };
+      } else {
+        const own = frameOf(f, f.pc);
+        const noCode = error === 'revert' && data.length === 0 ? f.noCode : undefined;
+        stack = { frames: own ? [own] : [], error, data, ...(noCode ? { noCode } : {}) };
+      }
+      if (parent) parent.failed = { stack, data, callPc: parent.callPc };
+      else outcome = stack;
+    } else if (f && parent && f.msg.code instanceof Uint8Array && f.msg.code.length === 0 && !f.create) {
+      // A call into an address without code: Solidity then reverts with no data.
+      parent.noCode = f.msg.to?.toString();
+    }
+    resolve();
+  };
+  events.on('beforeMessage', onBefore);
+  events.on('step', onStep);
+  events.on('afterMessage', onAfter);
+  try {
+    await run();
+  } finally {
+    events.removeListener('beforeMessage', onBefore);
+    events.removeListener('step', onStep);
+    events.removeListener('afterMessage', onAfter);
+  }
+  return outcome !== undefined && outcome.frames.length > 0 ? outcome : undefined;
+}
