@@ -12,10 +12,10 @@ export const LAYOUTS: Record<string, string> = {
   'foundry-noopt': join(SOURCEMAPS, 'out-noopt'),
 };
 
-/** The line of src/Thrower.sol (1-based) holding `text`. */
-export function lineOf(text: string, file = 'Thrower.sol'): number {
+/** The line of src/Thrower.sol (1-based) holding `text` (its `nth` occurrence, from 0). */
+export function lineOf(text: string, nth = 0, file = 'Thrower.sol'): number {
   const lines = readFileSync(join(SOURCEMAPS, 'src', file), 'utf8').split('\n');
-  const i = lines.findIndex((l) => l.includes(text));
+  const i = lines.map((l, n) => (l.includes(text) ? n : -1)).filter((n) => n >= 0)[nth] ?? -1;
   if (i < 0) throw new Error(`no line with ${text}`);
   return i + 1;
 }

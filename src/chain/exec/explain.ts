@@ -73,12 +73,14 @@ export function frameText(f: SourceFrame): string {
   return `${l.contract ?? f.contract}${l.function ? '.' + l.function : ''} ${l.file}:${l.line}:${l.column}`;
 }
 
+/** `execution reverted: <what>`: `base` (the message without source) completed from the stack. */
+export function failureHeadline(base: string, stack: SourceStack, locator: Pick<SourceLocator, 'describeError'>): string {
+  if (base !== 'execution reverted') return base;
+  const detail = failureDetail(stack, locator);
+  return detail === undefined ? base : `${base}: ${detail}`;
+}
+
 /** `execution reverted: <what> (at <innermost frame>, …, <outermost frame>)` */
 export function failureMessage(base: string, stack: SourceStack, locator: Pick<SourceLocator, 'describeError'>): string {
-  let text = base;
-  if (base === 'execution reverted') {
-    const detail = failureDetail(stack, locator);
-    if (detail !== undefined) text += `: ${detail}`;
-  }
-  return `${text} (at ${stack.frames.map(frameText).join(', ')})`;
+  return `${failureHeadline(base, stack, locator)} (at ${stack.frames.map(frameText).join(', ')})`;
 }
