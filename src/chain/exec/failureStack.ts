@@ -16,7 +16,7 @@ const OP_EXTCODESIZE = 0x3b;
 const OP_JUMP = 0x56;
 
 interface Live {
-  msg: Message;
+  msg: Message | undefined;
   create: boolean;
   source: CodeSource | null | undefined;
   pc: number;
@@ -48,8 +48,97 @@ function frameOf(f: Live, pc: number): SourceFrame | undefined {
   if (!f.source) return undefined;
   let at = f.source.inSource(pc) ? pc : f.userPc >= 0 ? f.userPc : pc;
   if (f.sharedFrom >= 0 && f.source.scope(f.sharedFrom) !== f.source.scope(at)) at = f.sharedFrom;
-  const address = f.msg.to?.toString() ?? undefined;
+  const address = f.msg?.to?.toString() ?? undefined;
   return { contract: f.source.name, address, pc: at, location: f.source.locate(at) };
+}
+
+/**
+ * Follows the frames of one execution, told of each frame's entry, opcodes and exit (by EVM
+ * events in `captureStack`, by the trace driver's hooks in the sourceTracer), and builds the
+ * stack of each failure.
+ */
+export class StackRecorder {
+  readonly live: Live[] = [];
+  /** The outermost frame's failure, once it exited. */
+  outcome: SourceStack | undefined;
+
+  constructor(private readonly locator: SourceLocator) {}
+
+  enter(msg: Message | undefined, create: boolean): void {
+    const parent = this.live[this.live.length - 1];
+    if (parent) {
+      parent.callPc = parent.pc;
+      parent.failed = undefined;
+    }
+    this.live.push({ msg, create, source: undefined, pc: 0, userPc: -1, sharedFrom: -1, op: 0, callPc: -1, failed: undefined, sized: undefined, noCode: undefined });
+  }
+
+  /** The source of the running frame's code (looked up on its first opcode). */
+  sourceOf(f: Live): CodeSource | undefined {
+    if (f.source === undefined) {
+      const code = f.msg?.code;
+      f.source = code instanceof Uint8Array ? (this.locator.code(code, f.create) ?? null) : null;
+    }
+    return f.source ?? undefined;
+  }
+
+  step(pc: number, op: number, top: bigint | undefined): void {
+    const f = this.live[this.live.length - 1];
+    if (!f) return;
+    const src = this.sourceOf(f);
+    if (f.sized !== undefined) {
+      if (top === 0n) f.noCode = f.sized;
+      f.sized = undefined;
+    }
+    if (src?.inSource(pc)) {
+      const prev = f.userPc;
+      if (f.op === OP_JUMP && src.jump(f.pc) !== '-') f.sharedFrom = -1;
+      else if (f.op === OP_JUMP && prev >= 0 && f.sharedFrom < 0 && src.scope(prev) !== src.scope(pc)) f.sharedFrom = prev;
+      f.userPc = pc;
+    }
+    f.pc = pc;
+    f.op = op;
+    if (op === OP_EXTCODESIZE) f.sized = '0x' + ((top ?? 0n) & ((1n << 160n) - 1n)).toString(16).padStart(40, '0');
+  }
+
+  /** The running frame's location at `pc` (its last opcode when not given). */
+  site(pc?: number): SourceFrame | undefined {
+    const f = this.live[this.live.length - 1];
+    return f ? frameOf(f, pc ?? f.pc) : undefined;
+  }
+
+  /** The running frame's call site of its last sub-call. */
+  callSite(): SourceFrame | undefined {
+    const f = this.live[this.live.length - 1];
+    return f && f.callPc >= 0 ? frameOf(f, f.callPc) : undefined;
+  }
+
+  /** The running frame exits; `error` is the EVM's (`revert`, `out of gas`, …). Returns its failure's stack. */
+  exit(error: string | undefined, data: Uint8Array, called?: Uint8Array): SourceStack | undefined {
+    const f = this.live.pop();
+    const parent = this.live[this.live.length - 1];
+    if (!f) return undefined;
+    if (error === undefined) {
+      // A call into an address without code: Solidity then reverts with no data.
+      const code = called ?? f.msg?.code;
+      if (parent && code instanceof Uint8Array && code.length === 0 && !f.create) parent.noCode = f.msg?.to?.toString();
+      return undefined;
+    }
+    let stack: SourceStack;
+    const inner = f.failed;
+    if (inner && error === 'revert' && sameBytes(inner.data, data)) {
+      // The frame passed its sub-call's failure on: that stack, plus where this frame called.
+      const site = frameOf(f, inner.callPc);
+      stack = { ...inner.stack, frames: site ? [...inner.stack.frames, site] : inner.stack.frames };
+    } else {
+      const own = frameOf(f, f.pc);
+      const noCode = error === 'revert' && data.length === 0 ? f.noCode : undefined;
+      stack = { frames: own ? [own] : [], error, data, ...(noCode ? { noCode } : {}) };
+    }
+    if (parent) parent.failed = { stack, data, callPc: parent.callPc };
+    else this.outcome = stack;
+    return stack;
+  }
 }
 
 /**
@@ -57,64 +146,17 @@ function frameOf(f: Live, pc: number): SourceFrame | undefined {
  * outermost frame's failure; undefined when it did not fail or no failing frame has source.
  */
 export async function captureStack(events: Emitter, locator: SourceLocator, run: () => Promise<unknown>): Promise<SourceStack | undefined> {
-  const live: Live[] = [];
-  let outcome: SourceStack | undefined;
+  const rec = new StackRecorder(locator);
   const onBefore = (msg: Message, resolve: () => void) => {
-    const parent = live[live.length - 1];
-    if (parent) {
-      parent.callPc = parent.pc;
-      parent.failed = undefined;
-    }
-    live.push({ msg, create: msg.to === undefined, source: undefined, pc: 0, userPc: -1, sharedFrom: -1, op: 0, callPc: -1, failed: undefined, sized: undefined, noCode: undefined });
+    rec.enter(msg, msg.to === undefined);
     resolve();
   };
   const onStep = (step: InterpreterStep, resolve: () => void) => {
-    const f = live[live.length - 1];
-    if (f) {
-      if (f.source === undefined) f.source = f.msg.code instanceof Uint8Array ? (locator.code(f.msg.code, f.create) ?? null) : null;
-      if (f.sized !== undefined) {
-        if (step.stack[step.stack.length - 1] === 0n) f.noCode = f.sized;
-        f.sized = undefined;
-      }
-      const src = f.source;
-      if (src?.inSource(step.pc)) {
-        const prev = f.userPc;
-        if (f.op === OP_JUMP && src.jump(f.pc) !== '-') f.sharedFrom = -1;
-        else if (f.op === OP_JUMP && prev >= 0 && f.sharedFrom < 0 && src.scope(prev) !== src.scope(step.pc)) f.sharedFrom = prev;
-        f.userPc = step.pc;
-      }
-      f.pc = step.pc;
-      f.op = step.opcode.code;
-      if (step.opcode.code === OP_EXTCODESIZE) {
-        const word = step.stack[step.stack.length - 1] ?? 0n;
-        f.sized = '0x' + (word & ((1n << 160n) - 1n)).toString(16).padStart(40, '0');
-      }
-    }
+    rec.step(step.pc, step.opcode.code, step.stack[step.stack.length - 1]);
     resolve();
   };
   const onAfter = (res: EVMResult, resolve: () => void) => {
-    const f = live.pop();
-    const parent = live[live.length - 1];
-    const error = res.execResult.exceptionError?.error;
-    if (f && error !== undefined) {
-      const data = res.execResult.returnValue;
-      let stack: SourceStack;
-      const inner = f.failed;
-      if (inner && error === 'revert' && sameBytes(inner.data, data)) {
-        // The frame passed its sub-call's failure on: that stack, plus where this frame called.
-        const site = frameOf(f, inner.callPc);
-        stack = { ...inner.stack, frames: site ? [...inner.stack.frames, site] : inner.stack.frames };
-      } else {
-        const own = frameOf(f, f.pc);
-        const noCode = error === 'revert' && data.length === 0 ? f.noCode : undefined;
-        stack = { frames: own ? [own] : [], error, data, ...(noCode ? { noCode } : {}) };
-      }
-      if (parent) parent.failed = { stack, data, callPc: parent.callPc };
-      else outcome = stack;
-    } else if (f && parent && f.msg.code instanceof Uint8Array && f.msg.code.length === 0 && !f.create) {
-      // A call into an address without code: Solidity then reverts with no data.
-      parent.noCode = f.msg.to?.toString();
-    }
+    rec.exit(res.execResult.exceptionError?.error, res.execResult.returnValue);
     resolve();
   };
   events.on('beforeMessage', onBefore);
@@ -127,5 +169,6 @@ export async function captureStack(events: Emitter, locator: SourceLocator, run:
     events.removeListener('step', onStep);
     events.removeListener('afterMessage', onAfter);
   }
+  const outcome = rec.outcome;
   return outcome !== undefined && outcome.frames.length > 0 ? outcome : undefined;
 }
