@@ -81,6 +81,16 @@ describe('Solidity stacks in JSON-RPC errors', () => {
         }
       });
 
+      it('code no artifact matches keeps today’s message (the other optimizer setting’s build)', async () => {
+        const other = layout.endsWith('noopt') ? layout.replace('noopt', 'opt') : layout.replace('opt', 'noopt');
+        const o = await deployFixtures(other, new NonceManager(new Wallet(KEYS[1], provider)));
+        const r = await node.raw('eth_call', [{ from: FROM, to: o.caller, data: o.iface.caller.encodeFunctionData('callRequire', [5]) }, 'latest']);
+        assert.equal(r.error?.message, 'execution reverted: x must be greater than 10');
+        assert.equal(r.error?.code, -32000);
+        const c = await node.raw('eth_estimateGas', [{ from: FROM, to: o.thrower, data: o.iface.thrower.encodeFunctionData('custom', [101]) }]);
+        assert.equal(c.error?.message, 'execution reverted');
+      });
+
       it('ethers and viem decode the errors as before', async () => {
         const caller = new Contract(d.caller, d.iface.caller, provider);
         await assert.rejects(caller.getFunction('callRequire').staticCall(5), (e: any) => e.code === 'CALL_EXCEPTION' && e.reason === 'x must be greater than 10');

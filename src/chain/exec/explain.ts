@@ -32,7 +32,8 @@ export async function explained(host: ExplainHost, err: unknown, req: TxRequest,
     const { vm, at } = await host.vmFor(ref);
     const block = host.callBlock(at.block, req);
     const run = () => runDiscarded(vm, block, host.capped(req, at.block), { prepare: () => applyOverrides(vm, overrides) });
-    stack = await withTimeout(vm.evm, host.callBounds.timeoutMs, () => captureStack(vm.evm.events as never, locator, run));
+    const codeOf = (address: Parameters<VM['stateManager']['getCode']>[0]) => vm.stateManager.getCode(address);
+    stack = await withTimeout(vm.evm, host.callBounds.timeoutMs, () => captureStack(vm.evm.events as never, locator, codeOf, run));
   } catch {
     // The second run could not be made (a timeout, a block mined meanwhile): the plain error stands.
   }

@@ -142,25 +142,41 @@ export class StackRecorder {
 }
 
 /**
- * Run `run` (the failed execution, again) with the step hook on, and return the stack of its
- * outermost frame's failure; undefined when it did not fail or no failing frame has source.
+ * Run `run` (the failed execution, again) and return the stack of its outermost frame's failure;
+ * undefined when it did not fail or no failing frame has source. Frames are followed by their
+ * messages; the step hook (a synchronous listener, the engine's cheaper kind) is attached only once
+ * a frame's code has source, so a failure in code no artifact matches costs one plain execution.
  */
-export async function captureStack(events: Emitter, locator: SourceLocator, run: () => Promise<unknown>): Promise<SourceStack | undefined> {
+export async function captureStack(
+  events: Emitter,
+  locator: SourceLocator,
+  codeOf: (address: Message['codeAddress']) => Promise<Uint8Array>,
+  run: () => Promise<unknown>,
+): Promise<SourceStack | undefined> {
   const rec = new StackRecorder(locator);
+  let stepping = false;
+  const onStep = (step: InterpreterStep) => rec.step(step.pc, step.opcode.code, step.stack[step.stack.length - 1]);
   const onBefore = (msg: Message, resolve: () => void) => {
-    rec.enter(msg, msg.to === undefined);
-    resolve();
-  };
-  const onStep = (step: InterpreterStep, resolve: () => void) => {
-    rec.step(step.pc, step.opcode.code, step.stack[step.stack.length - 1]);
-    resolve();
+    const create = msg.to === undefined;
+    rec.enter(msg, create);
+    if (stepping) return resolve();
+    // The code is loaded after this event: read it here to know whether the frame has source.
+    (create ? Promise.resolve(msg.data) : codeOf(msg.codeAddress))
+      .then((code) => {
+        const f = rec.live[rec.live.length - 1];
+        if (f && code.length > 0 && locator.code(code, create)) {
+          stepping = true;
+          events.on('step', onStep);
+        }
+      })
+      .catch(() => undefined)
+      .finally(resolve);
   };
   const onAfter = (res: EVMResult, resolve: () => void) => {
     rec.exit(res.execResult.exceptionError?.error, res.execResult.returnValue);
     resolve();
   };
   events.on('beforeMessage', onBefore);
-  events.on('step', onStep);
   events.on('afterMessage', onAfter);
   try {
     await run();

@@ -14,5 +14,6 @@ export async function minedFailureStack(node: DevNode, tx: MinedTx): Promise<Sou
   const locator = node.sources;
   if (locator === undefined || locator.mapped === 0 || tx.receipt.status === 1) return undefined;
   const replay = await BlockReplay.before(node, tx);
-  return captureStack(replay.vm.evm.events as never, locator, () => replay.step());
+  const sm = replay.vm.stateManager;
+  return captureStack(replay.vm.evm.events as never, locator, (address) => sm.getCode(address), () => replay.step());
 }
