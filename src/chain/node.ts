@@ -237,7 +237,7 @@ export class DevNode implements ChainFeed, NodeParts {
   }
 
   /** Run `fn` with a VM whose state is that of block `ref`; effects must be discarded by `fn`. */
-  private withVm<T>(ref: BlockRef, fn: (vm: VM, at: StoredBlock) => Promise<T>): Promise<T> {
+  withVm<T>(ref: BlockRef, fn: (vm: VM, at: StoredBlock) => Promise<T>): Promise<T> {
     return this.atBlock(ref, () => this.vm, (at) => this.vmAt(this.stateRootOf(at), at), fn);
   }
 

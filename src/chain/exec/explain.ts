@@ -18,7 +18,8 @@ import { decodeRevertReason } from './revertData.js';
 export interface ExplainHost {
   readonly sources: SourceLocator | undefined;
   readonly callBounds: CallBounds;
-  vmFor(ref: BlockRef): Promise<{ vm: VM; at: { block: Block } }>;
+  /** Run `fn` with a VM holding the state of `ref` (the live one at the head, under the lock); `fn` discards its effects. */
+  withVm<T>(ref: BlockRef, fn: (vm: VM, at: { block: Block }) => Promise<T>): Promise<T>;
   callBlock(block: Block, req: TxRequest): Block;
   capped(req: TxRequest, block: Block): TxRequest;
 }
@@ -29,11 +30,12 @@ export async function explained(host: ExplainHost, err: unknown, req: TxRequest,
   if (!(err instanceof ExecutionError) || locator === undefined || locator.mapped === 0) throw err;
   let stack: SourceStack | undefined;
   try {
-    const { vm, at } = await host.vmFor(ref);
-    const block = host.callBlock(at.block, req);
-    const run = () => runDiscarded(vm, block, host.capped(req, at.block), { prepare: () => applyOverrides(vm, overrides) });
-    const codeOf = (address: Parameters<VM['stateManager']['getCode']>[0]) => vm.stateManager.getCode(address);
-    stack = await withTimeout(vm.evm, host.callBounds.timeoutMs, () => captureStack(vm.evm.events as never, locator, codeOf, run));
+    stack = await host.withVm(ref, (vm, at) => {
+      const block = host.callBlock(at.block, req);
+      const run = () => runDiscarded(vm, block, host.capped(req, at.block), { prepare: () => applyOverrides(vm, overrides) });
+      const codeOf = (address: Parameters<VM['stateManager']['getCode']>[0]) => vm.stateManager.getCode(address);
+      return withTimeout(vm.evm, host.callBounds.timeoutMs, () => captureStack(vm.evm.events as never, locator, codeOf, run));
+    });
   } catch {
     // The second run could not be made (a timeout, a block mined meanwhile): the plain error stands.
   }
