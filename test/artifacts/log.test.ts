@@ -55,6 +55,16 @@ for (const layout of ['hardhat-opt', 'foundry-noopt']) {
       await waitFor(node, new RegExp(`tx ${deep.hash}[^\\n]*reverted: x must be greater than 10\\n\\s+at Thrower.requireString src/Thrower.sol:${line}:\\d+\\n.*\\n.*\\n\\s+from Caller.sendRequire src/Thrower.sol:${lineOf('thrower.requireString(x);', 1)}`));
     });
 
+    it('a custom error in a contract with immutables, a panic, a revert in a library', async () => {
+      const send = async (data: string) => (await signer.sendTransaction({ to: d.thrower, data, gasLimit: 200_000 })).hash;
+      const custom = await send(d.iface.thrower.encodeFunctionData('custom', [101]));
+      await waitFor(node, new RegExp(`tx ${custom}[^\\n]*reverted: Bad\\(0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266, 101\\)\\n\\s+at Thrower.custom src/Thrower.sol:${lineOf('revert Bad')}:\\d+\\n.*revert Bad\\(msg.sender, amount\\);`));
+      const panic = await send(d.iface.thrower.encodeFunctionData('divide', [1, 0]));
+      await waitFor(node, new RegExp(`tx ${panic}[^\\n]*reverted: panic: division or modulo by zero \\(0x12\\)\\n\\s+at Thrower.divide src/Thrower.sol:${lineOf('a / b')}:\\d+`));
+      const lib = await send(d.iface.thrower.encodeFunctionData('checked', [1]));
+      await waitFor(node, new RegExp(`tx ${lib}[^\\n]*reverted: TooSmall\\(1, 5\\)\\n\\s+at Checks.atLeast src/Thrower.sol:${lineOf('revert TooSmall')}:\\d+\\n.*\\n.*\\n\\s+from Thrower.checked src/Thrower.sol:${lineOf('Checks.atLeast(x, 5)')}`));
+    });
+
     it('a constructor that reverted, sent as a transaction', async () => {
       const sent = await signer.sendTransaction({ data: d.failing(0n), gasLimit: 300_000 });
       await waitFor(node, new RegExp(`tx ${sent.hash}[^\\n]*reverted: constructor needs a non-zero x[^\\n]*\\n\\s+at Failing.constructor src/Thrower.sol:${lineOf('require(x != 0')}:\\d+`));

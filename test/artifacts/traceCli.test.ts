@@ -26,12 +26,19 @@ for (const [layout, nodeHasArtifacts] of [['foundry-noopt', true], ['hardhat-opt
     let node: TestNode;
     let hash: string;
     let ctorHash: string;
+    let more: Record<string, string>;
     before(async () => {
       node = await startTestNode(nodeHasArtifacts ? { artifacts: loadArtifacts([LAYOUTS[layout]!], () => undefined) } : {});
       const signer = new NonceManager(new Wallet(KEYS[0], new JsonRpcProvider(node.url, undefined, { staticNetwork: true })));
       const d = await deployFixtures(layout, signer);
       hash = (await new Contract(d.caller, d.iface.caller, signer).getFunction('sendRequire').send(5, { gasLimit: 200_000 })).hash;
       ctorHash = (await signer.sendTransaction({ data: d.failing(0n), gasLimit: 300_000 })).hash;
+      const send = async (data: string) => (await signer.sendTransaction({ to: d.thrower, data, gasLimit: 200_000 })).hash;
+      more = {
+        custom: await send(d.iface.thrower.encodeFunctionData('custom', [101])),
+        panic: await send(d.iface.thrower.encodeFunctionData('index', [3])),
+        library: await send(d.iface.thrower.encodeFunctionData('checked', [1])),
+      };
     });
     after(async () => node?.close());
 
@@ -52,6 +59,18 @@ for (const [layout, nodeHasArtifacts] of [['foundry-noopt', true], ['hardhat-opt
       if (layout.endsWith('noopt')) assert.match(r.stdout, new RegExp(`\\n1 +\\d+  REVERT +src/Thrower.sol:${req}  require\\(x > 10, "x must be greater than 10"\\);\\n`));
       else assert.match(r.stdout, /\n1 +\d+  REVERT +src\/Thrower.sol:\d+  /);
       assert.match(r.stdout, /\n0 +\d+  STATICCALL +src\/Thrower.sol:\d+  thrower.requireString\(x\);\n/);
+    });
+
+    it('a custom error in a contract with immutables, a panic, a revert in a library', async () => {
+      const custom = await trace([more.custom!, '--rpc', node.url, '--abi', LAYOUTS[layout]!]);
+      assert.match(custom.stdout, new RegExp(`^0  CALL .*custom\\(101\\).* ✗ execution reverted: Bad\\(.*\\) at src/Thrower.sol:${lineOf('revert Bad')}:\\d+$`, 'm'));
+      const panic = await trace([more.panic!, '--rpc', node.url, '--abi', LAYOUTS[layout]!]);
+      // A panic's last opcode is in compiler-generated code: only the node, which followed the frame, knows the line before it.
+      if (nodeHasArtifacts) assert.match(panic.stdout, new RegExp(`^0  CALL .*index\\(3\\).* ✗ execution reverted.* at src/Thrower.sol:${lineOf('items[i]')}:\\d+$`, 'm'));
+      else assert.match(panic.stdout, /^0  CALL .*index\(3\).* ✗ execution reverted: out-of-bounds access of an array or bytesN$/m);
+      const lib = await trace([more.library!, '--rpc', node.url, '--abi', LAYOUTS[layout]!]);
+      assert.match(lib.stdout, new RegExp(`^└─ 1  DELEGATECALL .*atLeast\\(1, 5\\).* ✗ execution reverted: TooSmall\\(1, 5\\) at src/Thrower.sol:${lineOf('revert TooSmall')}:\\d+$`, 'm'));
+      if (nodeHasArtifacts) assert.match(lib.stdout, /\nexecution reverted: TooSmall\(1, 5\) \(at Checks.atLeast src\/Thrower.sol:\d+:\d+, Thrower.checked src\/Thrower.sol:\d+:\d+\)\n/);
     });
 
     it('a constructor that reverted', async () => {
