@@ -145,7 +145,8 @@ export class SourceIndex implements Omit<SourceLocator, 'describeError'> {
 
   /** Register a contract's runtime (`create` false) or creation code with its source map. */
   add(m: MappedCode, create: boolean): void {
-    if (m.code.length === 0 || decodeSourceMap(m.sourceMap).length === 0) return;
+    // The map is decoded when its code first fails (a malformed one then locates nothing): start-up stays cheap.
+    if (m.code.length === 0 || m.sourceMap.length === 0) return;
     const masks: Masks = [...m.masks, ...deploymentMasks(m.code)];
     const entry: Entry = { code: applyMasks(m.code, masks), masks, mapped: m };
     this.compilations.add(m.compilation);
