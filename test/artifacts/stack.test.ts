@@ -39,6 +39,19 @@ function cases(d: Deployed): Array<[string, { to?: string; data: string }, strin
   ];
 }
 
+describe('Solidity stacks with call workers', () => {
+  it('a call that failed on a worker is explained on the main thread', async () => {
+    const node = await startTestNode({ callWorkers: 1, artifacts: loadArtifacts([LAYOUTS['hardhat-noopt']!], () => undefined) });
+    try {
+      const d = await deployFixtures('hardhat-noopt', new NonceManager(new Wallet(KEYS[0], new JsonRpcProvider(node.url, undefined, { staticNetwork: true }))));
+      const r = await node.raw('eth_call', [{ to: d.caller, data: d.iface.caller.encodeFunctionData('callRequire', [5]) }, 'latest']);
+      assert.match(r.error!.message, new RegExp(`^execution reverted: x must be greater than 10 \\(at ${REQUIRE}, `));
+    } finally {
+      await node.close();
+    }
+  });
+});
+
 describe('Solidity stacks in JSON-RPC errors', () => {
   let plain: TestNode;
   let plainFixtures: Deployed;
