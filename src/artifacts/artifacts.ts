@@ -5,6 +5,8 @@
  * This module is platform-neutral: the node's terminal log, `node-rpc trace` and the browser
  * explorer all use it. Reading artifact files from disk is in `load.ts`.
  */
+import type { SourceLocator } from '../chain/sources.js';
+import { SourceIndex } from './sources.js';
 import { decodeErrorResult, decodeEventLog, decodeFunctionData, toEventSelector, toFunctionSelector, type Abi, type AbiParameter } from 'viem';
 
 /** One contract as the explorer receives it: runtime code with its masked byte ranges zeroed. */
@@ -62,6 +64,8 @@ export function maskCode(code: string, masks: ReadonlyArray<readonly [number, nu
 
 export class Artifacts {
   readonly contracts: ContractArtifact[] = [];
+  /** Source maps and sources of the contracts whose build output has them. */
+  readonly sources = new SourceIndex();
   private readonly byLength = new Map<number, ContractArtifact[]>();
   private readonly functions = new Map<string, Item[]>();
   private readonly events = new Map<string, Item[]>();
@@ -99,6 +103,24 @@ export class Artifacts {
     if (!candidates) return undefined;
     for (const c of candidates) if (maskCode(hex, c.masks) === c.code) return c;
     return undefined;
+  }
+
+  /** What the node asks when a call fails: the code's source, and custom errors by name. */
+  locator(): SourceLocator {
+    const sources = this.sources;
+    return {
+      get mapped() {
+        return sources.mapped;
+      },
+      code: (code, create) => sources.code(code, create),
+      snippet: (file, line, radius) => sources.snippet(file, line, radius),
+      describeError: (data, contract) => {
+        let hex = '0x';
+        for (const b of data) hex += b.toString(16).padStart(2, '0');
+        const d = this.decodeError(hex, contract);
+        return d === undefined ? undefined : formatDecoded(d, false);
+      },
+    };
   }
 
   /** Calldata of a call into `contract` (or any known contract when not given). */

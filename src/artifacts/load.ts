@@ -8,6 +8,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Abi } from 'viem';
 import { Artifacts, maskCode } from './artifacts.js';
+import { SourceLoader } from './loadSources.js';
+import { deploymentMasks } from './sources.js';
 
 /** Folders a project keeps its build output in, looked for in the working directory. */
 export const DEFAULT_ARTIFACT_DIRS = ['artifacts', 'out'];
@@ -59,10 +61,13 @@ function codeHex(text: unknown): string {
 
 export class ArtifactLoader {
   readonly artifacts = new Artifacts();
-  private readonly buildInfos = new Map<string, unknown>();
+  private readonly buildInfos = new Map<string, Record<string, unknown> | null>();
+  private readonly sources: SourceLoader;
   private files = 0;
 
-  constructor(private readonly warn: (message: string) => void) {}
+  constructor(private readonly warn: (message: string) => void) {
+    this.sources = new SourceLoader(this.artifacts.sources, warn);
+  }
 
   /** Load every artifact below `path` (a file or a folder). */
   load(path: string): void {
@@ -110,15 +115,21 @@ export class ArtifactLoader {
     if (typeof deployed === 'string') {
       // Hardhat: link references beside, immutables in the build info.
       code = codeHex(deployed);
-      masks = [...ranges(json.deployedLinkReferences as LinkRefs), ...this.hardhatImmutables(path, json)];
+      const build = this.hardhatBuild(path, json);
+      masks = [...ranges(json.deployedLinkReferences as LinkRefs), ...ranges(build?.immutables)];
+      if (build) this.guard(path, () => this.sources.hardhat(build.path, build.info, json, maskCode(code, masks), masks));
     } else if (deployed && typeof deployed === 'object') {
       const d = deployed as { object?: unknown; linkReferences?: LinkRefs; immutableReferences?: ImmutableRefs };
       code = codeHex(d.object);
       masks = [...ranges(d.linkReferences), ...ranges(d.immutableReferences)];
+      const m = masks;
+      this.guard(path, () => this.sources.foundry(path, json, name, m));
     } else {
       code = '';
       masks = [];
     }
+    // The metadata hash differs between builds of the same code (paths, comments): never compared.
+    masks = [...masks, ...deploymentMasks(code)];
     try {
       this.artifacts.add({ name, abi: json.abi as Abi, code: maskCode(code, masks), masks });
     } catch (err) {
@@ -126,23 +137,35 @@ export class ArtifactLoader {
     }
   }
 
-  private hardhatImmutables(path: string, json: Record<string, unknown>): Ranges {
+  /** A malformed artifact costs its source locations, never the node. */
+  private guard(path: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.warn(`artifacts: no source locations from ${path}: ${(err as Error).message}`);
+    }
+  }
+
+  /** The build info a Hardhat artifact's `.dbg.json` names, and the artifact's immutables in it. */
+  private hardhatBuild(path: string, json: Record<string, unknown>): { path: string; info: Record<string, unknown>; immutables: ImmutableRefs | undefined } | undefined {
     const dbgPath = path.replace(/\.json$/, '.dbg.json');
     try {
       const dbg = JSON.parse(readFileSync(dbgPath, 'utf8')) as { buildInfo?: string };
-      if (typeof dbg.buildInfo !== 'string') return [];
+      if (typeof dbg.buildInfo !== 'string') return undefined;
       const infoPath = resolve(dirname(dbgPath), dbg.buildInfo);
       let info = this.buildInfos.get(infoPath);
       if (info === undefined) {
-        info = JSON.parse(readFileSync(infoPath, 'utf8')) as unknown;
+        const parsed = JSON.parse(readFileSync(infoPath, 'utf8')) as unknown;
+        info = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
         this.buildInfos.set(infoPath, info);
       }
+      if (info === null) return undefined;
       const contracts = (info as { output?: { contracts?: Record<string, Record<string, { evm?: { deployedBytecode?: { immutableReferences?: ImmutableRefs } } }>> } }).output?.contracts;
       const entry = contracts?.[json.sourceName as string]?.[json.contractName as string];
-      return ranges(entry?.evm?.deployedBytecode?.immutableReferences);
+      return { path: infoPath, info, immutables: entry?.evm?.deployedBytecode?.immutableReferences };
     } catch {
       // No build info (copied artifacts): the code is matched without masks.
-      return [];
+      return undefined;
     }
   }
 }

@@ -1,3 +1,5 @@
+import type { SourceStack } from './sources.js';
+
 /** Errors raised by the chain. They carry no JSON; the RPC layer maps them to -32000 (or `code`). */
 export class ChainError extends Error {
   constructor(
@@ -11,5 +13,11 @@ export class ChainError extends Error {
   }
 }
 
+/** An execution that failed in the EVM (a revert, out of gas, an invalid opcode, …). */
+export class ExecutionError extends ChainError {
+  /** The Solidity stack of the failure, when the failing code has source (see exec/explain.ts). */
+  sourceStack: SourceStack | undefined;
+}
+
 /** Execution reverted: message is `execution reverted[: reason]`, data the raw revert bytes. */
-export class RevertError extends ChainError {}
+export class RevertError extends ExecutionError {}

@@ -12,7 +12,7 @@ import type { Common } from '@ethereumjs/common';
 import { getActivePrecompiles, type EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { MerkleStateManager, getMerkleStateProof, type Proof } from '@ethereumjs/statemanager';
-import { Account, Address, bytesToHex, setLengthLeft } from '@ethereumjs/util';
+import { Account, Address, bigIntToBytes, bytesToHex, setLengthLeft } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { deriveAccounts, type DevAccount } from './wallet/accounts.js';
 import { makeCommon } from './engine/common.js';
@@ -23,6 +23,8 @@ import { DEFAULT_TIP, type ChainConfig } from './config.js';
 import { ChainError } from './errors.js';
 import * as exec from './exec/call.js';
 import { routedCall } from './exec/offload/call.js';
+import { explained } from './exec/explain.js';
+import type { SourceLocator } from './sources.js';
 import type { CallWorkers } from './exec/offload/pool.js';
 import { RecordedStore } from './exec/offload/replica.js';
 import { DEFAULT_CALL_TIMEOUT_MS, capGas, gasCapAt, withTimeout, type CallBounds } from './exec/bounds.js';
@@ -89,6 +91,8 @@ export class DevNode implements ChainFeed, NodeParts {
   readonly stateTrie: MerklePatriciaTrie;
   /** The state trie's node store, logged for call workers while they run. */
   readonly trieNodes: RecordedStore;
+  /** Source maps of the user's contracts (--artifacts): failed calls then carry a Solidity stack. */
+  sources: SourceLocator | undefined;
   /** eth_call on worker threads (--call-workers); undefined: calls run on this thread only. */
   callWorkers: CallWorkers | undefined;
   /** The fork this chain runs on, if any (shared with the state manager and the EVM's history). */
@@ -237,7 +241,7 @@ export class DevNode implements ChainFeed, NodeParts {
   }
 
   /** Run `fn` with a VM in the state of block `ref`, in the block a call there runs in; `fn` discards its effects. */
-  private withVm<T>(ref: BlockRef, fn: (vm: VM, block: Block) => Promise<T>): Promise<T> {
+  withVm<T>(ref: BlockRef, fn: (vm: VM, block: Block) => Promise<T>): Promise<T> {
     if (isPending(ref)) return this.pending.run(fn);
     return this.atBlock(ref, () => this.vm, (at) => this.vmAt(this.stateRootOf(at), at), (vm, at) => fn(vm, at.block));
   }
@@ -271,7 +275,7 @@ export class DevNode implements ChainFeed, NodeParts {
   }
 
   async getStorageAt(address: Address, slot: bigint, ref: BlockRef): Promise<Uint8Array> {
-    const key = bigintToBytes32(slot);
+    const key = setLengthLeft(bigIntToBytes(slot), 32);
     return this.withState(ref, async (sm) => setLengthLeft(await sm.getStorage(address, key), 32));
   }
 
@@ -288,7 +292,7 @@ export class DevNode implements ChainFeed, NodeParts {
     return this.withState(ref, async (sm) => {
       // Proofs read the trie, so pending cache entries must be flushed first (a no-op on copies).
       await sm.flush();
-      return getMerkleStateProof(sm, address, slots.map((s) => bigintToBytes32(s)));
+      return getMerkleStateProof(sm, address, slots.map((s) => setLengthLeft(bigIntToBytes(s), 32)));
     });
   }
 
@@ -341,9 +345,10 @@ export class DevNode implements ChainFeed, NodeParts {
 
   /** eth_call: on a worker when others are in progress or this code ran long (offload/routing.ts). */
   async call(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<Uint8Array> {
+    const explain = (err: unknown) => explained(this, err, req, ref, overrides);
     const workers = overrides === undefined && this.forkLink.fork === undefined ? this.callWorkers : undefined;
-    if (workers === undefined) return this.callHere(req, ref, overrides);
-    return routedCall(this, workers, req, ref, () => this.callHere(req, ref, overrides));
+    if (workers === undefined) return this.callHere(req, ref, overrides).catch(explain);
+    return routedCall(this, workers, req, ref, () => this.callHere(req, ref, overrides)).catch(explain);
   }
 
   private callHere(req: TxRequest, ref: BlockRef, overrides: StateOverrides | undefined): Promise<Uint8Array> {
@@ -357,7 +362,7 @@ export class DevNode implements ChainFeed, NodeParts {
       const limit = block.header.gasLimit;
       const cap = gasCapAt(this.callBounds, limit);
       return withTimeout(vm.evm, this.callBounds.timeoutMs, () => estimateGas(vm, this.callBlock(block, req), capGas(req, cap, limit), cap < limit ? cap : limit, overrides));
-    });
+    }).catch((err: unknown) => explained(this, err, req, ref, overrides));
   }
 
   async createAccessList(req: TxRequest, ref: BlockRef): Promise<exec.AccessListResult> {
@@ -442,7 +447,3 @@ export class DevNode implements ChainFeed, NodeParts {
 
 /** Default --max-trace-steps: a struct-log trace of this many steps is about 100 MB of JSON. */
 export const DEFAULT_MAX_TRACE_STEPS = 250_000;
-
-function bigintToBytes32(n: bigint): Uint8Array {
-  return Buffer.from(n.toString(16).padStart(64, '0'), 'hex');
-}

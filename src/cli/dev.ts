@@ -11,6 +11,7 @@ import { DEFAULT_MAX_TRACE_STEPS } from '../chain/node.js';
 import { LATEST } from '../chain/types.js';
 import type { BlockOrder } from '../chain/pool/txpool.js';
 import { detectArtifactDirs, loadArtifacts } from '../artifacts/load.js';
+import { minedFailureStack } from '../chain/exec/minedStack.js';
 import { banner } from './banner.js';
 import { nodeJson } from './nodeJson.js';
 import { bigUint, derivationPath, ether, forkHeader, forkUrl, hardfork, intIn, mnemonic } from './flags.js';
@@ -225,6 +226,7 @@ export function devCommand(program: Command): void {
       const node = running.node;
       reloadKeysOnHangup(flags, running.server, (line) => process.stderr.write(line + '\n'));
       log.codeAt = (address) => node.getCode(createAddressFromString(address), LATEST);
+      if (node.sources) log.stackOf = (tx) => minedFailureStack(node, tx);
       node.events.on('block', (b) => {
         if (node.loggingEnabled) log.block(b);
       });

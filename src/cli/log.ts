@@ -3,7 +3,9 @@ import chalk from 'chalk';
 import { bytesToHex } from '@ethereumjs/util';
 import { formatDecoded, type Artifacts } from '../artifacts/artifacts.js';
 import type { MinedTx, StoredBlock } from '../chain/types.js';
-import { decodeRevertReason } from '../chain/exec/revertData.js';
+import type { SourceStack } from '../chain/sources.js';
+import { decodeRevertReason, revertMessage } from '../chain/exec/revertData.js';
+import { failureHeadline, frameText } from '../chain/exec/explain.js';
 import type { RpcError } from '../rpc/errors.js';
 
 /** Requests arriving within this window are printed on one line. */
@@ -20,6 +22,8 @@ export class RequestLog {
   private readonly names = new Map<string, Promise<string | undefined>>();
   /** Reads the code at an address; set by the caller once the node runs. */
   codeAt: ((address: string) => Promise<Uint8Array>) | undefined;
+  /** The Solidity stack of a failed mined transaction (a replay); set by the caller when source maps are loaded. */
+  stackOf: ((tx: MinedTx) => Promise<SourceStack | undefined>) | undefined;
 
   constructor(
     private readonly out: (line: string) => void,
@@ -32,6 +36,7 @@ export class RequestLog {
     if (error && (!this.silent || error.code === -32603)) {
       this.flush();
       this.out(chalk.red(`${method}: ${error.message}`));
+      if (error.sourceStack) for (const line of sourceLines(error.sourceStack)) this.out(line);
       return;
     }
     if (this.silent) return;
@@ -95,15 +100,19 @@ export class RequestLog {
   block(b: StoredBlock): void {
     if (this.silent) return;
     this.flush();
-    if (this.artifacts === undefined || this.artifacts.size === 0) return this.print(b, []);
+    if (this.artifacts === undefined || this.artifacts.size === 0) return this.print(b, [], []);
     const described = Promise.all(b.txs.map((t) => this.describe(t)));
-    this.later(async () => this.print(b, await described));
+    const stacks = Promise.all(b.txs.map((t) => (t.receipt.status === 0 && this.stackOf ? this.stackOf(t).catch(() => undefined) : undefined)));
+    this.later(async () => this.print(b, await described, await stacks));
   }
 
-  private print(b: StoredBlock, described: ReadonlyArray<string | undefined>): void {
+  private print(b: StoredBlock, described: ReadonlyArray<string | undefined>, stacks: ReadonlyArray<SourceStack | undefined>): void {
     for (const [i, t] of b.txs.entries()) {
       const r = t.receipt;
-      const status = r.status === 1 ? chalk.green('success') : chalk.red(`reverted${reasonSuffix(r.returnValue, r.error, this.artifacts)}`);
+      const stack = stacks[i];
+      const locator = this.artifacts?.locator();
+      const failure = stack && locator ? failureHeadline(r.error === 'revert' ? revertMessage(r.returnValue) : (r.error ?? 'execution reverted'), stack, locator).replace(/^execution reverted/, '') : undefined;
+      const status = r.status === 1 ? chalk.green('success') : chalk.red(`reverted${failure ?? reasonSuffix(r.returnValue, r.error, this.artifacts)}`);
       const created = r.contractAddress ? `  created ${chalk.cyan(r.contractAddress.toString())}` : '';
       const call = described[i] === undefined ? '' : `  ${chalk.cyan(described[i])}`;
       this.out(`    tx ${t.hashHex}${call}  gas ${r.gasUsed}  ${status}${created}`);
@@ -114,10 +123,27 @@ export class RequestLog {
         // Contract-supplied text: no terminal control sequences.
         for (const line of logged) this.out(`        ${line.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '\uFFFD')}`);
       }
+      // After the console.log lines: the revert is the last thing the transaction did.
+      if (stack) for (const line of sourceLines(stack)) this.out(line);
     }
     const h = b.block.header;
     this.out(chalk.dim(`    block #${b.number}  ${b.hashHex}  gas ${h.gasUsed}  txs ${b.txs.length}  time ${h.timestamp}`));
   }
+}
+
+/** The stack beneath a failure, innermost first, with the source line of the innermost frame. */
+export function sourceLines(stack: SourceStack): string[] {
+  const out: string[] = [];
+  for (const [i, f] of stack.frames.entries()) {
+    out.push(chalk.dim(`      ${i === 0 ? 'at' : 'from'} `) + chalk.cyan(frameText(f)));
+    const l = f.location;
+    if (i === 0 && l) {
+      // Source text from the user's files: no terminal control sequences.
+      out.push(chalk.dim(`        ${l.line} | `) + l.text.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '\uFFFD'));
+      out.push(chalk.dim(`        ${' '.repeat(String(l.line).length)} | `) + l.text.slice(0, Math.max(0, l.column - 1)).replace(/[^\t]/g, ' ') + chalk.red('^'));
+    }
+  }
+  return out;
 }
 
 function reasonSuffix(data: Uint8Array, error: string | undefined, artifacts: Artifacts | undefined): string {

@@ -48,7 +48,7 @@ export interface StartOptions {
   onSlowClient?: (remote: string, buffered: number) => void;
   /** Serve the block explorer to browsers on GET / (default on). */
   explorer?: boolean;
-  /** Contracts the explorer names and decodes. */
+  /** Contracts the explorer names and decodes; with source maps, failed calls carry a Solidity stack. */
   artifacts?: Artifacts;
   /** `--public`: a node several people and CI jobs share (listens on 0.0.0.0 unless `host` is given; limits on; signing and test controls locked, see rpc/policy.ts). */
   shared?: boolean;
@@ -85,6 +85,7 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
   if (options.filterTimeoutMs !== undefined) node.filters.timeoutMs = options.filterTimeoutMs;
   if (options.calls?.gasCap !== undefined) node.callBounds.gasCap = options.calls.gasCap;
   if (options.calls?.timeoutMs !== undefined) node.callBounds.timeoutMs = options.calls.timeoutMs;
+  if (options.artifacts !== undefined && options.artifacts.sources.mapped > 0) node.sources = options.artifacts.locator();
   if (options.callWorkers) node.callWorkers = new CallWorkers(node.trieNodes, options.callWorkers, () => ({ chainId: node.config.chainId, hardfork: node.config.hardfork, codeSizeLimit: node.config.codeSizeLimit }));
   let loaded: LoadResult | undefined;
   if (options.loadState !== undefined) {

@@ -2,7 +2,7 @@
  * JSON-RPC 2.0 envelope handling: parse, validate, batch, dispatch, serialize once.
  */
 import { bytesToHex } from '@ethereumjs/util';
-import { ChainError } from '../chain/errors.js';
+import { ChainError, ExecutionError } from '../chain/errors.js';
 import { RawJson } from '../format/hex.js';
 import { JsonParts } from '../format/stream.js';
 import { batchTooLarge, capBatch, DEFAULT_MAX_BATCH, errorText, methodsOf, refusedText, type Body, type Id } from './batch.js';
@@ -146,7 +146,7 @@ export class Dispatcher {
 export function toRpcError(err: unknown): RpcError {
   if (err instanceof RpcError) return err;
   if (err instanceof ChainError) {
-    return new RpcError(err.code ?? ErrorCode.Server, err.message, err.data ? bytesToHex(err.data) : undefined);
+    return new RpcError(err.code ?? ErrorCode.Server, err.message, err.data ? bytesToHex(err.data) : undefined, err instanceof ExecutionError ? err.sourceStack : undefined);
   }
   const message = err instanceof Error ? err.message : String(err);
   return new RpcError(ErrorCode.Internal, `internal error: ${message}`);

@@ -1,3 +1,5 @@
+import type { SourceStack } from '../chain/sources.js';
+
 /** JSON-RPC 2.0 error codes used by the node. */
 export const ErrorCode = {
   Parse: -32700,
@@ -16,6 +18,8 @@ export class RpcError extends Error {
     readonly code: number,
     message: string,
     readonly data?: unknown,
+    /** The Solidity stack of a failed execution, for the node's log (never sent). */
+    readonly sourceStack?: SourceStack,
   ) {
     super(message);
   }

@@ -3,6 +3,7 @@
  * TraceCallConfig, with the tracer-specific `tracerConfig`).
  */
 import { ChainError } from '../chain/errors.js';
+import type { SourceLocator } from '../chain/sources.js';
 
 export interface StructLoggerOptions {
   enableMemory: boolean;
@@ -31,6 +32,8 @@ export type TracerSpec =
   | { name: 'prestateTracer'; options: PrestateTracerOptions }
   | { name: '4byteTracer' }
   | { name: 'noopTracer' }
+  /** node-rpc's own: the call tree with Solidity source locations (sourceTracer.ts). */
+  | { name: 'sourceTracer' }
   | { name: 'muxTracer'; tracers: Array<{ key: string; spec: TracerSpec }> }
   /** OpenEthereum's flat traces (trace_* methods only; not a debug_trace* tracer name). */
   | { name: 'parity' };
@@ -42,11 +45,13 @@ export interface TraceConfig {
   timeoutMs: number;
   /** The node's cap on struct-log steps (--max-trace-steps); a longer trace fails with -32005. */
   maxSteps?: number;
+  /** Source maps of the user's contracts (the sourceTracer's locations). */
+  sources?: SourceLocator;
 }
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 
-const NAMED_TRACERS = ['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer', 'muxTracer'] as const;
+const NAMED_TRACERS = ['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer', 'muxTracer', 'sourceTracer'] as const;
 type NamedTracer = (typeof NAMED_TRACERS)[number];
 
 function invalid(message: string): never {
@@ -149,6 +154,7 @@ function parseTracer(name: NamedTracer, rawConfig: unknown, path: string): Trace
     }
     case '4byteTracer':
     case 'noopTracer':
+    case 'sourceTracer':
       emptyConfig(rawConfig, where);
       return { name };
     case 'muxTracer': {

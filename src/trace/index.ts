@@ -17,6 +17,8 @@ import { MuxTracer } from './muxTracer.js';
 import { NoopTracer } from './noopTracer.js';
 import { ParityTracer } from './parityTracer.js';
 import { PrestateTracer } from './prestateTracer.js';
+import { SourceTracer } from './sourceTracer.js';
+import type { SourceLocator } from '../chain/sources.js';
 import { StructLogger } from './structLogger.js';
 
 export { parseTraceConfig, parseGoDuration, DEFAULT_TIMEOUT_MS } from './config.js';
@@ -59,7 +61,7 @@ export interface TraceOutcome {
   createdAddress?: Address;
 }
 
-function buildTracer(spec: TracerSpec, target: TraceRun, maxSteps: number | undefined): Tracer {
+function buildTracer(spec: TracerSpec, target: TraceRun, maxSteps: number | undefined, sources: SourceLocator | undefined): Tracer {
   switch (spec.name) {
     case 'structLogger':
       return new StructLogger(spec.options, maxSteps);
@@ -73,10 +75,12 @@ function buildTracer(spec: TracerSpec, target: TraceRun, maxSteps: number | unde
     }
     case 'noopTracer':
       return new NoopTracer();
+    case 'sourceTracer':
+      return new SourceTracer(sources);
     case 'parity':
       return new ParityTracer();
     case 'muxTracer':
-      return new MuxTracer(spec.tracers.map(({ key, spec: sub }) => ({ key, tracer: buildTracer(sub, target, maxSteps) })));
+      return new MuxTracer(spec.tracers.map(({ key, spec: sub }) => ({ key, tracer: buildTracer(sub, target, maxSteps, sources) })));
   }
 }
 
@@ -86,7 +90,7 @@ function buildTracer(spec: TracerSpec, target: TraceRun, maxSteps: number | unde
  * mid-execution and must be discarded by the caller).
  */
 export async function traceRun(target: TraceRun, config: TraceConfig): Promise<unknown> {
-  const tracer = buildTracer(config.tracer, target, config.maxSteps);
+  const tracer = buildTracer(config.tracer, target, config.maxSteps, config.sources);
   const vm = target.vm;
   const driver = new TraceDriver(vm, target, tracer, config.timeoutMs);
   await tracer.txStart?.({ vm, stateManager: vm.stateManager });

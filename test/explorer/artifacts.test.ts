@@ -32,7 +32,8 @@ describe('artifacts', () => {
     const token = artifact('Token');
     assert.equal(a.match(token.deployedBytecode)?.name, 'Token');
     assert.equal(a.match(token.deployedBytecode.slice(0, -2)), undefined, 'other length: no match');
-    assert.equal(a.match(token.deployedBytecode.slice(0, -4) + 'ffff'), undefined, 'other bytes: no match');
+    assert.equal(a.match('0xff' + token.deployedBytecode.slice(4)), undefined, 'other bytes: no match');
+    assert.equal(a.match(token.deployedBytecode.slice(0, -20) + 'ff'.repeat(8) + token.deployedBytecode.slice(-4))?.name, 'Token', 'another metadata hash: same contract');
   });
 
   it('masks immutables and library links (Foundry layout)', () => {

@@ -12,29 +12,35 @@ import { startCli, type CliNode } from '../support/cli.js';
 const PROJECT = fileURLToPath(new URL('../../../test/hardhat/project', import.meta.url));
 const HARDHAT = fileURLToPath(new URL('../../../node_modules/hardhat/internal/cli/bootstrap.js', import.meta.url));
 
-function hardhatTest(url: string): Promise<{ code: number; out: string }> {
+function hardhat(task: string, url: string, env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [HARDHAT, 'test', '--network', 'noderpc'],
-      { cwd: PROJECT, timeout: 180_000, env: { ...process.env, NODE_RPC_URL: url, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true', FORCE_COLOR: '0', NO_COLOR: '1' } },
+      [HARDHAT, task, ...(task === 'test' ? ['--network', 'noderpc'] : [])],
+      { cwd: PROJECT, timeout: 180_000, env: { ...process.env, ...env, NODE_RPC_URL: url, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true', FORCE_COLOR: '0', NO_COLOR: '1' } },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
     );
   });
 }
 
+const hardhatTest = (url: string, env?: Record<string, string>) => hardhat('test', url, env);
+
 describe('a Hardhat 2 project against node-rpc', () => {
   let node: CliNode;
   before(async () => {
-    node = await startCli([]);
+    // Compiled first, so the node starts with the project's artifacts (build info, source maps).
+    const compiled = await hardhat('compile', '');
+    assert.equal(compiled.code, 0, compiled.out);
+    node = await startCli(['--artifacts', `${PROJECT}/artifacts`]);
   });
   after(async () => node?.stop());
 
-  test('its tests pass: loadFixture, time, mine, setBalance, impersonation, setStorageAt, snapshots, chai matchers after cheats, a time-gated call estimated in the next block', async () => {
-    const r = await hardhatTest(node.url);
+  test('its tests pass: loadFixture, time, mine, setBalance, impersonation, setStorageAt, snapshots, chai matchers after cheats and on reverts with Solidity stacks, a time-gated call estimated in the next block', async () => {
+    const r = await hardhatTest(node.url, { NODE_RPC_STACKS: '1' });
     assert.equal(r.code, 0, r.out);
-    assert.match(r.out, /9 passing/, r.out);
+    assert.match(r.out, /10 passing/, r.out);
     assert.doesNotMatch(r.out, /failing/);
+    assert.match(node.output(), /burn exceeds balance \(at Token\.burn contracts\/Token\.sol:\d+:\d+\)/, 'the log names the line too');
   });
 
   test('the helpers refuse a node whose client version names no development network (so the first test is meaningful)', async () => {

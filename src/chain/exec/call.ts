@@ -6,7 +6,7 @@ import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { Account, Address, bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
 import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
-import { ChainError, RevertError } from '../errors.js';
+import { ChainError, ExecutionError, RevertError } from '../errors.js';
 import { NodeStateManager } from '../fork/state.js';
 import { engineRejection, feesOf, runChecked } from './rejections.js';
 import { leanCall } from './lean.js';
@@ -96,9 +96,9 @@ export async function call(vm: VM, block: Block, req: TxRequest, overrides?: Sta
 }
 
 /** The JSON-RPC error for a failed execution: reverts carry their data and decoded reason. */
-export function executionError(error: string, returnValue: Uint8Array): ChainError {
+export function executionError(error: string, returnValue: Uint8Array): ExecutionError {
   if (error === 'revert') return new RevertError(revertMessage(returnValue), returnValue);
-  return new ChainError(error);
+  return new ExecutionError(error);
 }
 
 export interface AccessListResult {

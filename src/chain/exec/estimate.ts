@@ -92,7 +92,7 @@ export async function estimateGas(vm: VM, block: Block, req: TxRequest, cap: big
   if (first === undefined) throw new ChainError(`gas required exceeds allowance (${hi})`);
   if (first.error !== undefined) {
     if (first.error === 'revert') throw executionError(first.error, first.returnValue);
-    throw new ChainError(first.error === 'out of gas' ? `gas required exceeds allowance (${hi})` : first.error);
+    throw first.error === 'out of gas' ? new ChainError(`gas required exceeds allowance (${hi})`) : executionError(first.error, first.returnValue);
   }
   const succeeds = async (gas: bigint) => {
     const run = await runner.run(gas);

@@ -9,6 +9,7 @@ import { formatDecoded, type Artifacts } from '../../artifacts/artifacts.js';
 import { detectArtifactDirs, loadArtifacts } from '../../artifacts/load.js';
 import { decodeRevertReason } from '../../chain/exec/revertData.js';
 import { Signatures } from './abi.js';
+import { LocalSources, pairFrames, placeText, revertLines, stepLines, type Place, type SourceNode } from './traceSource.js';
 import { action, addCommonOptions, big, ether, printJson, RpcClient, safe, styles, write, type InspectFlags } from './client.js';
 
 export interface CallFrame {
@@ -28,7 +29,11 @@ export interface CallFrame {
 
 interface TraceFlags extends InspectFlags {
   abi?: string[];
+  steps?: boolean;
 }
+
+/** Where a frame began and ended in the Solidity source, when known. */
+export type FramePlaces = Map<CallFrame, { entry: Place | null; exit: Place | null }>;
 
 /** Compiled contracts and the names of the ones found at the trace's addresses. */
 export interface Named {
@@ -55,7 +60,7 @@ function revertText(frame: CallFrame, sigs: Signatures, named?: Named): string {
 }
 
 /** The tree as lines (no trailing newline). */
-export function renderCallTree(root: CallFrame, sigs: Signatures, named?: Named): string[] {
+export function renderCallTree(root: CallFrame, sigs: Signatures, named?: Named, places?: FramePlaces): string[] {
   const c = styles();
   const lines: string[] = [];
   const nameOf = (address: string | undefined) => (address === undefined ? undefined : named?.contracts.get(address.toLowerCase()));
@@ -74,7 +79,10 @@ export function renderCallTree(root: CallFrame, sigs: Signatures, named?: Named)
     const value = big(frame.value);
     if (value > 0n) parts.push(`value ${ether(value)}`);
     parts.push(`gas used ${big(frame.gasUsed)}`);
-    if (frame.error !== undefined) parts.push(c.red(`✗ ${revertText(frame, sigs, named)}`));
+    const at = places?.get(frame);
+    const shown = at?.entry?.file ? at.entry : at?.exit?.file ? at.exit : undefined;
+    if (shown) parts.push(c.dim(`@ ${placeText(shown)}`));
+    if (frame.error !== undefined) parts.push(c.red(`✗ ${revertText(frame, sigs, named)}${at?.exit?.file ? ` at ${at.exit.file}:${at.exit.line}:${at.exit.column}` : ''}`));
     lines.push(lead + branch + parts.join('  '));
     const childLead = lead + (branch === '' ? '' : branch === '└─ ' ? '   ' : '│  ');
     const calls = frame.calls ?? [];
@@ -112,7 +120,8 @@ export function traceCommand(program: Command): void {
         '--abi <path>',
         'ABI or artifact JSON file, or a directory of them (Hardhat artifacts/, Foundry out/), naming contracts, functions, events and errors; repeatable (default: ./artifacts and ./out when present)',
         (value: string, prev: string[] | undefined) => [...(prev ?? []), value],
-      ),
+      )
+      .option('--steps', 'also list every opcode (debug_traceTransaction struct log) beside its Solidity source line'),
   ).action(
     action(async (hash: string, flags: TraceFlags) => {
       if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) throw new Error(`not a transaction hash: ${hash}`);
@@ -123,11 +132,23 @@ export function traceCommand(program: Command): void {
       const paths = flags.abi ?? detectArtifactDirs();
       const sigs = new Signatures();
       sigs.load(paths);
-      const named = await nameContracts(client, trace, loadArtifacts(paths, (line) => process.stderr.write(`warning: ${line}\n`)));
+      const artifacts = loadArtifacts(paths, (line) => process.stderr.write(`warning: ${line}\n`));
+      const named = await nameContracts(client, trace, artifacts);
+      // Solidity locations: the node's sourceTracer (another node may not have it: no locations).
+      const source = await client.call<SourceNode>('debug_traceTransaction', [hash, { tracer: 'sourceTracer' }]).catch(() => undefined);
+      const local = source ? await LocalSources.of(client, source, artifacts) : undefined;
+      const places: FramePlaces = new Map();
+      for (const [frame, node] of pairFrames(trace, source)) places.set(frame, { entry: node.entry, exit: local ? local.fill(node, node.exit) : node.exit });
       const c = styles();
       const status = receipt?.status === '0x0' ? c.red('reverted') : c.green('success');
       const where = receipt ? `block #${big(receipt.blockNumber)}  index ${big(receipt.transactionIndex)}  ` : '';
-      write([`${c.bold('Transaction')} ${hash}`, `  ${where}${status}  gas used ${big(receipt?.gasUsed ?? trace.gasUsed)}`, '', ...renderCallTree(trace, sigs, named)].join('\n'));
+      const lines = [`${c.bold('Transaction')} ${hash}`, `  ${where}${status}  gas used ${big(receipt?.gasUsed ?? trace.gasUsed)}`, '', ...renderCallTree(trace, sigs, named, places)];
+      if (source) lines.push(...revertLines(source));
+      if (flags.steps) {
+        const steps = await client.call<{ structLogs: Array<{ pc: number; op: string; depth: number }> }>('debug_traceTransaction', [hash, { disableStack: true, disableStorage: true }]);
+        lines.push('', c.bold('Steps'), ...stepLines(steps.structLogs, source ?? { type: trace.type, to: trace.to, input: trace.input, contract: null, entry: null, exit: null }, local));
+      }
+      write(lines.join('\n'));
     }),
   );
 }

@@ -5,6 +5,7 @@ import { CONSOLE_ADDRESS, decodeConsoleLog } from '../../chain/exec/console.js';
 import type { Tx } from './home.js';
 import { big, blockLink, ether, fields, gwei, h, type Context } from './ui.js';
 import { stepsView } from './steps.js';
+import { sourceView } from './source.js';
 
 interface Receipt {
   status?: string;
@@ -141,5 +142,6 @@ export async function txPage(ctx: Context, root: HTMLElement, hash: string): Pro
   } catch (err) {
     traceBox.append(h('p', { class: 'dim' }, `no call trace: ${(err as Error).message}`));
   }
+  if (receipt.status === '0x0') await sourceView(ctx, root, hash);
   root.append(stepsView(ctx, hash));
 }

@@ -31,6 +31,16 @@ contract Token {
         return true;
     }
 
+    function burn(uint256 amount) external {
+        require(amount <= balanceOf[msg.sender], "burn exceeds balance");
+        balanceOf[msg.sender] -= amount;
+        totalSupply -= amount;
+    }
+
+    function share(uint256 parts) external view returns (uint256) {
+        return totalSupply / parts;
+    }
+
     function approve(address spender, uint256 amount) external returns (bool) {
         allowance[msg.sender][spender] = amount;
         emit Approval(msg.sender, spender, amount);

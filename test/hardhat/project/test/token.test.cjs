@@ -72,6 +72,19 @@ describe('Hardhat project on node-rpc', function () {
     await expect(token.connect(bob).transfer(alice.address, 999n * E)).to.be.revertedWithCustomError(token, 'InsufficientBalance').withArgs(bob.address, 20n * E, 999n * E);
   });
 
+  it('revertedWith, revertedWithPanic and revertedWithCustomError decode reverts whose messages carry a Solidity stack', async function () {
+    const { token, alice } = await helpers.loadFixture(deployToken);
+    await expect(token.connect(alice).burn(1n)).to.be.revertedWith('burn exceeds balance');
+    await expect(token.share(0n)).to.be.revertedWithPanic(0x12);
+    await expect(token.connect(alice).transfer(alice.address, 1n)).to.be.revertedWithCustomError(token, 'InsufficientBalance').withArgs(alice.address, 0n, 1n);
+    if (process.env.NODE_RPC_STACKS) {
+      // The node was given this project's artifacts: the revert's message names the source line.
+      const err = await token.connect(alice).burn.staticCall(1n).then(() => undefined, (e) => e);
+      const text = require('node:util').inspect(err, { depth: 8 });
+      expect(text).to.match(/burn exceeds balance \(at Token\.burn contracts\/Token\.sol:\d+:\d+\)/);
+    }
+  });
+
   it('takeSnapshot and restore', async function () {
     const { token, alice } = await helpers.loadFixture(deployToken);
     const snapshot = await helpers.takeSnapshot();

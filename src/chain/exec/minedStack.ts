@@ -1,0 +1,19 @@
+/**
+ * The Solidity stack of a mined transaction that failed: the transaction is replayed on a private
+ * VM (replay.ts) with the step hook of failureStack.ts. Asked for by the node's log and tracers,
+ * never while mining.
+ */
+import type { DevNode } from '../node.js';
+import type { SourceStack } from '../sources.js';
+import type { MinedTx } from '../types.js';
+import { captureStack } from './failureStack.js';
+import { BlockReplay } from './replay.js';
+
+/** The stack of `tx`'s failure; undefined when it succeeded, or no failing code has source. */
+export async function minedFailureStack(node: DevNode, tx: MinedTx): Promise<SourceStack | undefined> {
+  const locator = node.sources;
+  if (locator === undefined || locator.mapped === 0 || tx.receipt.status === 1) return undefined;
+  const replay = await BlockReplay.before(node, tx);
+  const sm = replay.vm.stateManager;
+  return captureStack(replay.vm.evm.events as never, locator, (address) => sm.getCode(address), () => replay.step());
+}
