@@ -6,6 +6,7 @@ import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { Account, Address, bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
 import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import { txGasCap } from '../engine/common.js';
 import { ChainError, RevertError } from '../errors.js';
 import { NodeStateManager } from '../fork/state.js';
 import { TxRejected, engineRejection, feesOf, runChecked } from './rejections.js';
@@ -66,7 +67,7 @@ export async function runDiscarded(
     const nonce = req.nonce ?? ((await vm.stateManager.getAccount(from))?.nonce ?? 0n);
     // Without a gas limit a call may use the whole block, as in geth and anvil.
     const tx = withFakeSender({ ...req, nonce, gas: req.gas ?? block.header.gasLimit }, vm.common as Common, from);
-    const result = await runChecked(vm, tx, from, { ...feesOf(block.header), skipBalance: true, skipNonce: true }, () =>
+    const result = await runChecked(vm, tx, from, { ...feesOf(block.header), skipBalance: true, skipNonce: true, skipGasCap: true }, () =>
       asSender(vm, from, () =>
         runTx(vm, {
           tx,
@@ -122,6 +123,9 @@ export async function estimateGas(
     }
   };
   let hi = req.gas ?? cap;
+  // Osaka on: a transaction may carry at most EIP-7825's cap, so the estimate searches below it (as geth's).
+  const txCap = txGasCap(vm.common);
+  if (txCap !== undefined && hi > txCap) hi = txCap;
   const first = await attempt(hi);
   if (first === undefined) throw new ChainError(`gas required exceeds allowance (${hi})`);
   if (first.error) {

@@ -3,6 +3,7 @@ import type { Common } from '@ethereumjs/common';
 import { Capability, TransactionType, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToBigInt, type Address } from '@ethereumjs/util';
+import { txCommon } from '../engine/common.js';
 import { ChainError } from '../errors.js';
 
 const TYPED = new Set<number>([TransactionType.AccessListEIP2930, TransactionType.FeeMarketEIP1559, TransactionType.BlobEIP4844, TransactionType.EOACodeEIP7702]);
@@ -40,7 +41,7 @@ export function decodeRawTx(raw: Uint8Array, common: Common): TypedTransaction {
   }
   if (chainId !== undefined && chainId !== common.chainId()) throw new ChainError('invalid chain id for signer');
   try {
-    return createTxFromRLP(raw, { common });
+    return createTxFromRLP(raw, { common: txCommon(common) });
   } catch (err) {
     throw new ChainError(`invalid transaction: ${firstLine(err instanceof Error ? err.message : String(err))}`);
   }
@@ -75,6 +76,8 @@ export interface AdmissionState {
   balance: bigint;
   baseFee: bigint | undefined;
   blockGasLimit: bigint;
+  /** EIP-7825's cap on a transaction's gas (Osaka on); undefined before. */
+  txGasCap: bigint | undefined;
 }
 
 /**
@@ -83,6 +86,7 @@ export interface AdmissionState {
  */
 export function checkAdmission(tx: TypedTransaction, from: Address, s: AdmissionState): 'ready' | 'future' {
   const who = from.toString();
+  if (s.txGasCap !== undefined && tx.gasLimit > s.txGasCap) throw gasLimitTooHigh(tx.gasLimit, s.txGasCap);
   if (tx.gasLimit > s.blockGasLimit) throw new ChainError(`exceeds block gas limit: tx gas ${tx.gasLimit}, block gas limit ${s.blockGasLimit}`);
   if ('maxFeePerGas' in tx && tx.maxPriorityFeePerGas > tx.maxFeePerGas) {
     throw new ChainError(`max priority fee per gas higher than max fee per gas: address ${who}, maxPriorityFeePerGas: ${tx.maxPriorityFeePerGas}, maxFeePerGas: ${tx.maxFeePerGas}`);
@@ -101,6 +105,11 @@ export function checkAdmission(tx: TypedTransaction, from: Address, s: Admission
     throw new ChainError(`insufficient funds for gas * price + value: address ${who} have ${s.balance} want ${cost}`);
   }
   return tx.nonce > s.nonce ? 'future' : 'ready';
+}
+
+/** geth's refusal of a transaction over EIP-7825's cap. */
+export function gasLimitTooHigh(gas: bigint, cap: bigint): ChainError {
+  return new ChainError(`transaction gas limit too high (cap: ${cap}, tx: ${gas})`);
 }
 
 function firstLine(msg: string): string {
