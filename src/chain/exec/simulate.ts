@@ -16,7 +16,7 @@ import { Bloom, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereu
 import { ChainError } from '../errors.js';
 import { applyOverrides, asSender, ZERO_ADDRESS } from './call.js';
 import { engineRejection } from './rejections.js';
-import { txGasCap } from '../engine/common.js';
+import { txCommon, txGasCap } from '../engine/common.js';
 import { withFakeSender } from './request.js';
 import { revertMessage } from './revertData.js';
 import { receiptOf } from '../mining/block.js';
@@ -252,7 +252,8 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
     { common, skipConsensusFormatValidation: true, setHardfork: false },
   );
   const withdrawals = o.withdrawals?.map((w) => ({ index: w.index, validatorIndex: w.validatorIndex, address: w.address, amount: w.amount }));
-  const block = createBlock({ header, transactions: ran.map((r) => r.tx), withdrawals: common.isActivatedEIP(4895) ? (withdrawals ?? []) : undefined }, { common, skipConsensusFormatValidation: true, setHardfork: false });
+  // createBlock makes each transaction again: with txCommon, as the calls were made (a call without validation may exceed EIP-7825's cap).
+  const block = createBlock({ header, transactions: ran.map((r) => r.tx), withdrawals: common.isActivatedEIP(4895) ? (withdrawals ?? []) : undefined }, { common: txCommon(common), skipConsensusFormatValidation: true, setHardfork: false });
   const hash = block.hash();
   const stored: StoredBlock = { block, number, hash, hashHex: bytesToHex(hash), txs: [] };
   const calls: SimCall[] = [];
