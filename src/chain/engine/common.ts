@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { createBlockHeader } from '@ethereumjs/block';
 import { Common, Mainnet, createCustomCommon } from '@ethereumjs/common';
 import { createTx } from '@ethereumjs/tx';
+import { MAX_RLP_BLOCK_SIZE } from '@ethereumjs/util';
 import { isAtLeast, type SupportedHardfork } from '../config.js';
 import { ecrecover, ecsign } from './secp256k1.js';
 import { keccak256 } from './keccak.js';
@@ -29,9 +30,11 @@ function sha256(bytes: Uint8Array): Uint8Array {
 
 export function makeCommon(chainId: bigint, hardfork: SupportedHardfork): Common {
   // EIP-7934 (the block size limit) is part of Osaka, but ethereumjs 10.1.3 leaves it out of
-  // Osaka's EIP list; it is named here so that the rule is active (the block builder enforces it).
+  // Osaka's EIP list and defines its parameter in no parameter set: both are given here, so that
+  // the rule is active (the block builder enforces it; a block read from RLP is checked).
   const eips = isAtLeast(hardfork, 'osaka') ? [7934] : [];
-  const common = createCustomCommon({ chainId: Number(chainId), name: 'node-rpc' }, Mainnet, { hardfork, eips, customCrypto: { ecrecover, ecsign, keccak256, sha256, kzg: lazyKzg } });
+  const params = { 7934: { maxRlpBlockSize: MAX_RLP_BLOCK_SIZE } };
+  const common = createCustomCommon({ chainId: Number(chainId), name: 'node-rpc' }, Mainnet, { hardfork, eips, params, customCrypto: { ecrecover, ecsign, keccak256, sha256, kzg: lazyKzg } });
   const merged = new WeakSet<object>();
   const update = Common.prototype.updateParams;
   // An own property, so Common.copy() (Object.assign) carries it to every copy.
