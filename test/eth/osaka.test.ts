@@ -215,6 +215,39 @@ describe('Osaka against anvil --hardfork osaka', () => {
     assert.ok(BigInt(free[0].calls[0].returnData) < CAP);
   });
 
+  test('call worker threads run the node\'s fork: CLZ and P256VERIFY on a worker at Osaka, neither at Prague', async () => {
+    const input = p256Input();
+    for (const hardfork of ['osaka', 'prague'] as const) {
+      const n = await startTestNode({ chain: { hardfork }, callWorkers: 1 });
+      try {
+        const workers = n.node.callWorkers!;
+        const kinds: string[] = [];
+        const run = workers.run.bind(workers);
+        workers.run = (job) => {
+          const p = run(job);
+          void p?.then((r) => kinds.push(r.kind));
+          return p;
+        };
+        for (let i = 0; i < 100 && !workers.available(); i++) await new Promise((r) => setTimeout(r, 50));
+        assert.ok(workers.available(), 'the worker started');
+        await n.rpc('anvil_setCode', [addrs.clz, '0x' + CLZ_RETURN]);
+        const clz = await n.raw('eth_call', [{ to: addrs.clz, data: word(0xffn) }, 'latest']);
+        const p256 = await n.raw('eth_call', [{ to: P256, data: input }, 'latest']);
+        if (hardfork === 'osaka') {
+          assert.equal(clz.result, word(248n));
+          assert.equal(p256.result, word(1n));
+          assert.deepEqual(kinds, ['ok', 'ok']);
+        } else {
+          assert.match(clz.error?.message ?? '', /invalid opcode/);
+          assert.equal(p256.result, '0x');
+          assert.deepEqual(kinds, ['failed', 'ok']);
+        }
+      } finally {
+        await n.close();
+      }
+    }
+  });
+
   test('MODEXP (EIP-7823, EIP-7883): an input over 1,024 bytes fails, new prices; as anvil, unlike Prague', async () => {
     const big = modexpInput('00'.repeat(1025), '01', '03');
     const [r, rAnvil] = await Promise.all(nodes.map((n) => n.raw('eth_call', [{ to: MODEXP, data: big }, 'latest'])));
