@@ -51,6 +51,22 @@ describe('Osaka block rules', () => {
     assert.ok(Number(one.size) > MAX_RLP_BLOCK_SIZE);
   });
 
+  test('a state file records its fork: a Prague chain is refused by a node on the default fork, naming the flag', async () => {
+    const prague = await startTestNode({ chain: { hardfork: 'prague' } });
+    closers.push(prague);
+    await prague.rpc('eth_sendTransaction', [{ from: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', to: '0x' + '22'.repeat(20), value: '0x1' }]);
+    const dump = await prague.rpc('anvil_dumpState');
+    const dflt = await startTestNode();
+    closers.push(dflt);
+    const refused = await dflt.raw('anvil_loadState', [dump]);
+    assert.equal(refused.error?.code, -32602);
+    assert.match(refused.error?.message ?? '', /follows prague, this node runs bpo2 \(start it with --hardfork prague\)/);
+    const again = await startTestNode({ chain: { hardfork: 'prague' } });
+    closers.push(again);
+    assert.equal(await again.rpc('anvil_loadState', [dump]), true);
+    assert.equal(await again.rpc('eth_blockNumber'), '0x1');
+  });
+
   test('EIP-7918: with the blob base fee far below the execution base fee, the excess blob gas no longer falls (Prague: it falls by the target)', async () => {
     const upstream = await startTestNode();
     closers.push(upstream);
