@@ -62,6 +62,18 @@ describe('node-rpc dev (child process)', () => {
     assert.equal(ws.readyState === WebSocket.CLOSED || ws.readyState === WebSocket.CLOSING, true);
   });
 
+  test('--hardfork takes the names as anvil and Hardhat spell them, in any case; latest is the default, mainnet\'s current fork', async () => {
+    for (const [name, expected] of [['Prague', 'Prague'], ['OSAKA', 'Osaka'], ['bpo1', 'Bpo1'], ['latest', 'Bpo2']]) {
+      const node = await startCli(['--hardfork', name]);
+      try {
+        assert.equal((await node.rpc('anvil_nodeInfo')).hardFork, expected, name);
+        assert.match(node.output(), new RegExp(`Hardfork: +${expected.toLowerCase()}`));
+      } finally {
+        await node.stop();
+      }
+    }
+  });
+
   test('--silent prints nothing on a clean run', async () => {
     const port = 20_000 + Math.floor(Math.random() * 20_000);
     const child = spawn(process.execPath, [BIN, 'dev', '--port', String(port), '--silent'], { stdio: ['ignore', 'pipe', 'pipe'] });
