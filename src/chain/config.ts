@@ -27,8 +27,37 @@ export interface ChainConfig {
   codeSizeLimit?: number;
 }
 
-export const HARDFORKS = ['shanghai', 'cancun', 'prague'] as const;
+/**
+ * The hardforks the node runs, oldest first. bpo1 and bpo2 are the blob-parameter-only forks
+ * (EIP-7892) that followed Osaka on mainnet: Osaka's rules with a higher blob target and maximum.
+ */
+export const HARDFORKS = ['shanghai', 'cancun', 'prague', 'osaka', 'bpo1', 'bpo2'] as const;
 export type SupportedHardfork = (typeof HARDFORKS)[number];
+
+/** Mainnet's current fork (BPO2 since 7 January 2026): the default, and what `latest` names. */
+export const LATEST_HARDFORK: SupportedHardfork = 'bpo2';
+
+/** Each fork as anvil spells it (`anvil_nodeInfo`'s `hardFork`). */
+export const ANVIL_NAMES: Record<SupportedHardfork, string> = {
+  shanghai: 'Shanghai',
+  cancun: 'Cancun',
+  prague: 'Prague',
+  osaka: 'Osaka',
+  bpo1: 'Bpo1',
+  bpo2: 'Bpo2',
+};
+
+/** Whether `hardfork` includes the rules of `since`. */
+export function isAtLeast(hardfork: SupportedHardfork, since: SupportedHardfork): boolean {
+  return HARDFORKS.indexOf(hardfork) >= HARDFORKS.indexOf(since);
+}
+
+/** A hardfork by name, as anvil and Hardhat spell them (any case; `latest` is the default); undefined if unknown. */
+export function parseHardfork(name: string): SupportedHardfork | undefined {
+  const h = name.trim().toLowerCase();
+  if (h === 'latest') return LATEST_HARDFORK;
+  return (HARDFORKS as readonly string[]).includes(h) ? (h as SupportedHardfork) : undefined;
+}
 
 export const GWEI = 1_000_000_000n;
 /** Priority fee the node suggests (eth_maxPriorityFeePerGas) and fills in for eth_sendTransaction. */
@@ -47,7 +76,7 @@ export function defaultConfig(overrides: Partial<ChainConfig> = {}): ChainConfig
     gasLimit: 30_000_000n,
     baseFee: GWEI,
     gasPriceFloor: 7n * GWEI,
-    hardfork: 'prague',
+    hardfork: LATEST_HARDFORK,
     ...overrides,
   };
 }

@@ -6,7 +6,7 @@
 import { crc32 } from 'node:zlib';
 import type { Common } from '@ethereumjs/common';
 import { getActivePrecompiles } from '@ethereumjs/evm';
-import type { SupportedHardfork } from './config.js';
+import { isAtLeast, type SupportedHardfork } from './config.js';
 
 export interface ForkConfig {
   activationTime: number;
@@ -40,11 +40,17 @@ const PRECOMPILE_NAMES: Record<string, string> = {
   '0000000000000000000000000000000000000100': 'P256VERIFY',
 };
 
-/** Blob targets and limits per block (EIP-4844, raised by EIP-7691 in Prague); none before Cancun. */
+/**
+ * Blob targets and limits per block (EIP-4844, raised by EIP-7691 in Prague, kept by Osaka, then
+ * raised by the blob-parameter-only forks BPO1 and BPO2 of EIP-7892); none before Cancun.
+ */
 const BLOB_SCHEDULES: Record<SupportedHardfork, ForkConfig['blobSchedule']> = {
   shanghai: { baseFeeUpdateFraction: 0, max: 0, target: 0 },
   cancun: { baseFeeUpdateFraction: 3338477, max: 6, target: 3 },
   prague: { baseFeeUpdateFraction: 5007716, max: 9, target: 6 },
+  osaka: { baseFeeUpdateFraction: 5007716, max: 9, target: 6 },
+  bpo1: { baseFeeUpdateFraction: 8346193, max: 15, target: 10 },
+  bpo2: { baseFeeUpdateFraction: 11684671, max: 21, target: 14 },
 };
 
 /** System contracts by the fork that introduced them (EIP-4788; EIP-2935, 6110, 7002, 7251). */
@@ -56,8 +62,6 @@ const SYSTEM_CONTRACTS: Array<[SupportedHardfork, string, string]> = [
   ['prague', 'WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS', '0x00000961ef480eb55e80d19ad83579a64c007002'],
 ];
 
-const ORDER: SupportedHardfork[] = ['shanghai', 'cancun', 'prague'];
-
 export function forkConfig(common: Common, hardfork: SupportedHardfork, genesisHash: Uint8Array, genesisTime: bigint): ForkConfig {
   const precompiles: Record<string, string> = {};
   for (const address of [...getActivePrecompiles(common).keys()].sort()) {
@@ -65,7 +69,7 @@ export function forkConfig(common: Common, hardfork: SupportedHardfork, genesisH
     if (name !== undefined) precompiles[name] = '0x' + address;
   }
   const systemContracts: Record<string, string> = {};
-  for (const [since, name, address] of SYSTEM_CONTRACTS) if (ORDER.indexOf(hardfork) >= ORDER.indexOf(since)) systemContracts[name] = address;
+  for (const [since, name, address] of SYSTEM_CONTRACTS) if (isAtLeast(hardfork, since)) systemContracts[name] = address;
   const forkId = new Uint8Array(4);
   new DataView(forkId.buffer).setUint32(0, crc32(genesisHash) >>> 0);
   return { activationTime: Number(genesisTime), blobSchedule: BLOB_SCHEDULES[hardfork], chainId: common.chainId(), forkId, precompiles, systemContracts };

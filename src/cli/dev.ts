@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import chalk from 'chalk';
 import { InvalidArgumentError, type Command } from 'commander';
-import { defaultConfig, type ChainConfig, type SupportedHardfork } from '../chain/config.js';
+import { HARDFORKS, defaultConfig, type ChainConfig, type SupportedHardfork } from '../chain/config.js';
 import { createAddressFromString } from '@ethereumjs/util';
 import { prepareStatePath, writeStateFile } from '../chain/controls/stateDisk.js';
 import { dumpState } from '../chain/controls/stateFile.js';
@@ -99,7 +99,7 @@ export function devCommand(program: Command): void {
     .option('--base-fee <wei>', 'base fee of the genesis block, in wei (default 1 gwei)', bigUint('base fee'))
     .option('--block-base-fee-per-gas <wei>', 'alias of --base-fee', bigUint('base fee'))
     .option('--gas-price <wei>', 'floor for eth_gasPrice, in wei (default: 7000000000)', bigUint('gas price'))
-    .option('--hardfork <name>', 'hardfork rules: shanghai, cancun or prague', hardfork, d.hardfork)
+    .option('--hardfork <name>', `hardfork rules: ${HARDFORKS.join(', ')} or latest (any case)`, hardfork, d.hardfork)
     .option('--code-size-limit <bytes>', 'most bytes of code a contract may deploy (EIP-170, default 24576); init code may be twice as long (EIP-3860)', intIn(0, Number.MAX_SAFE_INTEGER, 'code size limit'))
     .option('--disable-code-size-limit', 'no limit on the size of deployed code or of init code (hardhat\'s allowUnlimitedContractSize)')
     .option('--max-logs <n>', 'most logs one eth_getLogs / eth_getFilterLogs may return; more is error -32005 naming a narrower range that fits', intIn(1, Number.MAX_SAFE_INTEGER, 'max logs'), DEFAULT_MAX_LOGS)

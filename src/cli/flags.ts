@@ -2,7 +2,7 @@
 import { InvalidArgumentError } from 'commander';
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
-import { HARDFORKS, type SupportedHardfork } from '../chain/config.js';
+import { HARDFORKS, parseHardfork, type SupportedHardfork } from '../chain/config.js';
 import { parseEther } from './units.js';
 
 const fail = (msg: string): never => {
@@ -34,8 +34,7 @@ export function ether(text: string): bigint {
 }
 
 export function hardfork(text: string): SupportedHardfork {
-  const h = text.toLowerCase();
-  return (HARDFORKS as readonly string[]).includes(h) ? (h as SupportedHardfork) : fail(`hardfork must be one of ${HARDFORKS.join(', ')}`);
+  return parseHardfork(text) ?? fail(`unknown hardfork '${text}': known are ${HARDFORKS.join(', ')} and latest (= the default)`);
 }
 
 export function mnemonic(text: string): string {

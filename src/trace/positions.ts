@@ -146,7 +146,7 @@ async function traceCallOn(vm: VM, block: Block, req: TxRequest, state: StateOve
         vm,
         run: async () => {
           return outcomeOf(
-            await runChecked(vm, tx, from, { ...feesOf(block.header), skipBalance: true, skipNonce: true }, () =>
+            await runChecked(vm, tx, from, { ...feesOf(block.header), skipBalance: true, skipNonce: true, skipGasCap: true }, () =>
               asSender(vm, from, () => runTx(vm, { tx, block, skipBalance: true, skipNonce: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true })),
             ),
           );

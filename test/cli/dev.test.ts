@@ -22,7 +22,8 @@ describe('node-rpc dev (child process)', () => {
       [['--port', 'abc'], /--port/],
       [['--port', '70000'], /--port/],
       [['--chain-id', '-1'], /--chain-id/],
-      [['--hardfork', 'london'], /--hardfork.*shanghai, cancun, prague/],
+      [['--hardfork', 'london'], /--hardfork.*unknown hardfork 'london': known are shanghai, cancun, prague, osaka, bpo1, bpo2 and latest/],
+      [['--hardfork', 'bpo3'], /--hardfork.*unknown hardfork 'bpo3'/],
       [['--balance', 'lots'], /--balance/],
       [['--mnemonic', 'not a real mnemonic'], /--mnemonic/],
       [['--gas-limit', '10'], /--gas-limit/],
@@ -59,6 +60,18 @@ describe('node-rpc dev (child process)', () => {
     assert.match(out(), /block #1 /);
     assert.equal(await node.stop(), 0);
     assert.equal(ws.readyState === WebSocket.CLOSED || ws.readyState === WebSocket.CLOSING, true);
+  });
+
+  test('--hardfork takes the names as anvil and Hardhat spell them, in any case; latest is the default, mainnet\'s current fork', async () => {
+    for (const [name, expected] of [['Prague', 'Prague'], ['OSAKA', 'Osaka'], ['bpo1', 'Bpo1'], ['latest', 'Bpo2']]) {
+      const node = await startCli(['--hardfork', name]);
+      try {
+        assert.equal((await node.rpc('anvil_nodeInfo')).hardFork, expected, name);
+        assert.match(node.output(), new RegExp(`Hardfork: +${expected.toLowerCase()}`));
+      } finally {
+        await node.stop();
+      }
+    }
   });
 
   test('--silent prints nothing on a clean run', async () => {

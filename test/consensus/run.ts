@@ -1,10 +1,15 @@
 /**
- * The consensus gate: every Cancun case of the ethereum/tests GeneralStateTests (in the shared
- * conformance folder beside the checkout) on the node's engine, untraced and traced.
+ * The consensus gate: every case of the ethereum/tests GeneralStateTests (in the shared
+ * conformance folder beside the checkout) whose post state's fork the node offers, on the node's
+ * engine with that fork's rules, untraced and traced. The shared archive holds Cancun post states;
+ * files with Prague or Osaka post states (ethereum/tests, or execution-spec-tests' state_tests,
+ * same format) run as soon as they are in it, or from any folder given with `--tests`.
  *
  *   node dist/test/consensus/run.js [--sample N] [--mode untraced|traced|both] [--workers N] [--only TEXT] [--progress]
- *                                   [--fuzz PROGRAMS] [--seed S] [--skip-slow] [--help]
+ *                                   [--fuzz PROGRAMS] [--seed S] [--skip-slow] [--fork NAMES] [--tests DIR] [--help]
  *
+ * `--fork NAMES` (comma-separated, any case) runs only the post states of those forks.
+ * `--tests DIR` reads the state test files under DIR instead of the shared archive.
  * `--skip-slow` leaves out the files listed in slow.ts (minutes each here).
  * `--fuzz PROGRAMS` then runs the traced = untraced differential (fuzz.ts) on that many generated
  * programs, split over the workers with seeds S, S+1, …, and prints `fuzz: …`.
@@ -20,7 +25,8 @@ import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { differential, type Mismatch } from './fuzz.js';
 import { isSlow } from './slow.js';
-import { cases, runCase, type CaseResult, type StateTestJson } from './stateTest.js';
+import { HARDFORKS, type SupportedHardfork } from '../../src/chain/config.js';
+import { cases, hardforkOf, runCase, type CaseResult, type StateTestJson } from './stateTest.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const ARCHIVE = join(ROOT, '..', 'shared', 'conformance', 'GeneralStateTests.tgz');
@@ -56,6 +62,8 @@ interface Job {
   progress?: boolean;
   /** Leave out the files slow.ts marks. */
   skipSlow?: boolean;
+  /** Only the post states of these forks (default: every fork the node offers). */
+  forks?: SupportedHardfork[];
 }
 
 /** A line on stderr now (a worker's process.stderr is flushed only when its event loop turns). */
@@ -69,15 +77,15 @@ async function runJob(job: Job): Promise<CaseResult[]> {
     const name = relative(job.base, file);
     const started = Date.now();
     const json = JSON.parse(readFileSync(file, 'utf8')) as Record<string, StateTestJson>;
-    for (const c of cases(name, json)) {
+    for (const c of cases(name, json, forkSet(job.forks))) {
       if (n++ % job.sample !== 0 || (job.skipSlow && isSlow(name))) continue;
       for (const traced of job.traced) {
         let r: CaseResult;
         try {
-          r = await runCase(c.id, c.test, c.index, traced);
+          r = await runCase(c, traced);
           if (traced) r = { ...r, id: `${r.id} (traced)` };
         } catch (err) {
-          r = { id: `${c.id}${traced ? ' (traced)' : ''}`, ok: false, reason: `threw: ${(err as Error).message.split('\n')[0]}` };
+          r = { id: `${c.id}${traced ? ' (traced)' : ''}`, fork: c.fork, ok: false, reason: `threw: ${(err as Error).message.split('\n')[0]}` };
         }
         if (!r.ok) say(`FAIL ${r.id}: ${r.reason}`);
         results.push(r);
@@ -88,16 +96,31 @@ async function runJob(job: Job): Promise<CaseResult[]> {
   return results;
 }
 
+const forkSet = (forks: SupportedHardfork[] | undefined) => (forks === undefined ? undefined : new Set(forks));
+
 /** Count a file's cases without running them (for the global numbering). */
-function caseCount(file: string, base: string): number {
-  return cases(relative(base, file), JSON.parse(readFileSync(file, 'utf8'))).length;
+function caseCount(file: string, base: string, forks: SupportedHardfork[] | undefined): number {
+  return cases(relative(base, file), JSON.parse(readFileSync(file, 'utf8')), forkSet(forks)).length;
 }
 
-export async function runGate(options: { sample: number; traced: boolean[]; workers: number; only?: string; progress?: boolean; skipSlow?: boolean; log?: (line: string) => void }): Promise<{ passed: number; failed: CaseResult[] }> {
-  const base = testsDir();
+export interface GateOptions {
+  sample: number;
+  traced: boolean[];
+  workers: number;
+  only?: string;
+  progress?: boolean;
+  skipSlow?: boolean;
+  forks?: SupportedHardfork[];
+  /** A folder of state test files to run instead of the shared archive. */
+  dir?: string;
+  log?: (line: string) => void;
+}
+
+export async function runGate(options: GateOptions): Promise<{ passed: number; failed: CaseResult[]; byFork: Map<string, { passed: number; failed: number }> }> {
+  const base = options.dir ?? testsDir();
   const files = jsonFiles(base).filter((f) => options.only === undefined || f.includes(options.only));
   // Split the files into contiguous shares of about equal case counts.
-  const counts = files.map((f) => caseCount(f, base));
+  const counts = files.map((f) => caseCount(f, base, options.forks));
   const total = counts.reduce((a, b) => a + b, 0);
   const jobs: Job[] = [];
   let start = 0;
@@ -107,7 +130,7 @@ export async function runGate(options: { sample: number; traced: boolean[]; work
     let share = 0;
     const target = (total * (w + 1)) / options.workers - offset;
     while (end < files.length && (w === options.workers - 1 || share < target)) share += counts[end++]!;
-    jobs.push({ files: files.slice(start, end), base, sample: options.sample, offset, traced: options.traced, progress: options.progress, skipSlow: options.skipSlow });
+    jobs.push({ files: files.slice(start, end), base, sample: options.sample, offset, traced: options.traced, progress: options.progress, skipSlow: options.skipSlow, forks: options.forks });
     offset += share;
     start = end;
   }
@@ -124,7 +147,14 @@ export async function runGate(options: { sample: number; traced: boolean[]; work
   const all = parts.flat();
   const failed = all.filter((r) => !r.ok);
   for (const f of failed) options.log?.(`FAIL ${f.id}: ${f.reason}`);
-  return { passed: all.length - failed.length, failed };
+  const byFork = new Map<string, { passed: number; failed: number }>();
+  for (const r of all) {
+    const counts = byFork.get(r.fork ?? '?') ?? { passed: 0, failed: 0 };
+    if (r.ok) counts.passed++;
+    else counts.failed++;
+    byFork.set(r.fork ?? '?', counts);
+  }
+  return { passed: all.length - failed.length, failed, byFork };
 }
 
 interface FuzzJob {
@@ -153,8 +183,9 @@ if (!isMainThread) {
   const opts = options();
   const traced = opts.mode === 'both' ? [false, true] : [opts.mode === 'traced'];
   const started = Date.now();
-  const { passed, failed } = await runGate({ sample: opts.sample, traced, workers: opts.workers, only: opts.only, progress: opts.progress, skipSlow: opts.skipSlow, log: (l) => process.stdout.write(l + '\n') });
-  process.stdout.write(`(${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+  const { passed, failed, byFork } = await runGate({ sample: opts.sample, traced, workers: opts.workers, only: opts.only, progress: opts.progress, skipSlow: opts.skipSlow, forks: opts.forks, dir: opts.tests, log: (l) => process.stdout.write(l + '\n') });
+  const perFork = [...byFork].map(([fork, c]) => `${fork} ${c.passed} passed, ${c.failed} failed`).join('; ');
+  process.stdout.write(`(${((Date.now() - started) / 1000).toFixed(0)} s${perFork ? `; ${perFork}` : ''})\n`);
   const { fuzz: programs, seed } = opts;
   let mismatched = 0;
   if (programs > 0) {
@@ -171,7 +202,7 @@ if (!isMainThread) {
 
 /** The command line, checked: an unknown flag or a bad value ends the run with its usage, before any case runs. */
 function options() {
-  const usage = 'usage: node dist/test/consensus/run.js [--sample N] [--mode untraced|traced|both] [--workers N] [--only TEXT] [--progress] [--skip-slow] [--fuzz PROGRAMS] [--seed S] [--help]';
+  const usage = 'usage: node dist/test/consensus/run.js [--sample N] [--mode untraced|traced|both] [--workers N] [--only TEXT] [--progress] [--skip-slow] [--fuzz PROGRAMS] [--seed S] [--fork NAMES] [--tests DIR] [--help]';
   const fail = (message: string): never => {
     process.stderr.write(`${message}\n${usage}\n`);
     process.exit(2);
@@ -188,6 +219,8 @@ function options() {
         'skip-slow': { type: 'boolean', default: false },
         fuzz: { type: 'string', default: '0' },
         seed: { type: 'string', default: '1000' },
+        fork: { type: 'string' },
+        tests: { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     }));
@@ -205,8 +238,15 @@ function options() {
   };
   const mode = values.mode!;
   if (mode !== 'both' && mode !== 'traced' && mode !== 'untraced') fail(`--mode must be untraced, traced or both, not ${JSON.stringify(mode)}`);
+  let forks: SupportedHardfork[] | undefined;
+  if (values.fork !== undefined) {
+    forks = values.fork.split(',').map((name) => hardforkOf(name) ?? fail(`--fork: unknown fork ${JSON.stringify(name)}; the node offers ${HARDFORKS.join(', ')}`));
+  }
+  if (values.tests !== undefined && !(existsSync(values.tests) && statSync(values.tests).isDirectory())) fail(`--tests: ${JSON.stringify(values.tests)} is not a folder`);
   return {
     mode,
+    forks,
+    tests: values.tests,
     sample: count('sample', 1),
     workers: count('workers', 1),
     fuzz: count('fuzz', 0),

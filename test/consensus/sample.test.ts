@@ -1,5 +1,5 @@
 /**
- * The consensus gate's quick sample in `npm test`: every 40th Cancun state test case of
+ * The consensus gate's quick sample in `npm test`: every 40th state test case of
  * ethereum/tests (the slow files of slow.ts left out), untraced, on the node's own engine. `npm run test:consensus` runs them all,
  * untraced and traced.
  */
@@ -22,10 +22,10 @@ test('a traced case whose tracing fails is reported as such, not as a refused tr
   // gate must report as the failure it is (it used to be taken for runTx's refusal of the
   // transaction, and then read as a wrong state root).
   const name = 'stCallCreateCallCodeTest/Call1024BalanceTooLow.json';
-  const [c] = cases(name, JSON.parse(readFileSync(join(testsDir(), name), 'utf8')) as Record<string, StateTestJson>);
+  const [c] = cases(name, JSON.parse(readFileSync(join(testsDir(), name), 'utf8')) as Record<string, StateTestJson>, new Set(['cancun'] as const));
   assert.ok(c, `${name} has a Cancun case`);
-  assert.deepEqual(await runCase(c.id, c.test, c.index, true), { id: c.id, ok: true });
-  const cut = await runCase(c.id, c.test, c.index, true, 0);
+  assert.deepEqual(await runCase(c, true), { id: c.id, fork: 'Cancun', ok: true });
+  const cut = await runCase(c, true, 0);
   assert.equal(cut.ok, false);
   assert.equal(cut.reason, 'traced run failed: execution timeout');
 });

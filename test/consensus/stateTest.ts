@@ -1,5 +1,6 @@
 /**
- * One Ethereum state test (ethereum/tests GeneralStateTests format) run on the node's own engine
+ * One Ethereum state test (ethereum/tests GeneralStateTests format, which execution-spec-tests'
+ * state_tests share) run, for one post state's fork, on the node's own engine
  * (src/chain/engine/engine.ts: its Common, state manager, caches and VM, dependency patches included):
  * the pre-state is written, the case's signed transaction (`txbytes`) runs in a block made from
  * `env`, and the post-state root and the logs hash are compared with the expected ones. With
@@ -12,6 +13,7 @@ import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft, unpadBytes, utf8ToBytes } from '@ethereumjs/util';
 import { runTx, type RunTxResult } from '@ethereumjs/vm';
 import { keccak_256 } from '@noble/hashes/sha3.js';
+import { parseHardfork, type SupportedHardfork } from '../../src/chain/config.js';
 import { makeCommon } from '../../src/chain/engine/common.js';
 import { createEngine } from '../../src/chain/engine/engine.js';
 import { traceRun } from '../../src/trace/index.js';
@@ -36,15 +38,34 @@ export interface CaseResult {
   id: string;
   ok: boolean;
   reason?: string;
+  /** The fork of the post state, as the fixture names it (`Cancun`, `Prague`, `Osaka`, …). */
+  fork?: string;
 }
 
-/** The fork the gate checks: every case with a post state for it. */
-export const FORK = 'Cancun';
+/** One case: a post state of one fork of one test. */
+export interface StateCase {
+  id: string;
+  test: StateTestJson;
+  /** The post state's fork as the fixture names it, and the node's rules for it. */
+  fork: string;
+  hardfork: SupportedHardfork;
+  index: number;
+}
 
-let common: Common | undefined;
-/** State tests run on chain id 1 with Cancun rules. */
-function cancun(): Common {
-  return (common ??= makeCommon(1n, 'cancun'));
+/**
+ * The node's rules for a fixture's fork name (`Cancun`, `Prague`, `Osaka`, `BPO1`, … in any case);
+ * undefined for a fork the node does not offer (the case is not run).
+ */
+export function hardforkOf(fork: string): SupportedHardfork | undefined {
+  return fork.toLowerCase() === 'latest' ? undefined : parseHardfork(fork);
+}
+
+const commons = new Map<SupportedHardfork, Common>();
+/** State tests run on chain id 1 with the rules of the post state's fork. */
+function rules(hardfork: SupportedHardfork): Common {
+  let c = commons.get(hardfork);
+  if (c === undefined) commons.set(hardfork, (c = makeCommon(1n, hardfork)));
+  return c;
 }
 
 /** BLOCKHASH in state tests is keccak256 of the block number's decimal text (the fillers' rule). */
@@ -56,20 +77,28 @@ const history = {
 
 const big = (h: string | undefined): bigint | undefined => (h === undefined ? undefined : BigInt(h));
 
-/** Every Cancun case of a test file's tests, as ids `file:test:data-gas-value`. */
-export function cases(file: string, json: Record<string, StateTestJson>): Array<{ id: string; test: StateTestJson; index: number }> {
-  const out: Array<{ id: string; test: StateTestJson; index: number }> = [];
+/**
+ * Every case of a test file's tests, for each post state's fork the node offers (only those in
+ * `forks` when given), as ids `file:test:data-gas-value@Fork`.
+ */
+export function cases(file: string, json: Record<string, StateTestJson>, forks?: ReadonlySet<SupportedHardfork>): StateCase[] {
+  const out: StateCase[] = [];
   for (const [name, test] of Object.entries(json)) {
-    (test.post[FORK] ?? []).forEach((p, index) => out.push({ id: `${file}:${name}:${p.indexes.data}-${p.indexes.gas}-${p.indexes.value}`, test, index }));
+    for (const [fork, posts] of Object.entries(test.post)) {
+      const hardfork = hardforkOf(fork);
+      if (hardfork === undefined || (forks !== undefined && !forks.has(hardfork))) continue;
+      posts.forEach((p, index) => out.push({ id: `${file}:${name}:${p.indexes.data}-${p.indexes.gas}-${p.indexes.value}@${fork}`, test, fork, hardfork, index }));
+    }
   }
   return out;
 }
 
 /** `traceLimitMs` bounds a traced run's clock (none by default; the tests give one to see a timeout reported). */
-export async function runCase(id: string, test: StateTestJson, index: number, traced: boolean, traceLimitMs = Infinity): Promise<CaseResult> {
-  const post = test.post[FORK]![index]!;
+export async function runCase(c: StateCase, traced: boolean, traceLimitMs = Infinity): Promise<CaseResult> {
+  const { id, test } = c;
+  const post = test.post[c.fork]![c.index]!;
   // A copy per case: the EVM subscribes to its Common's events, which would keep every case's engine alive.
-  const common = cancun().copy();
+  const common = rules(c.hardfork).copy();
   const { state, vm } = await createEngine(common, history);
   for (const [address, a] of Object.entries(test.pre)) {
     const addr = createAddressFromString(address);
@@ -92,7 +121,7 @@ export async function runCase(id: string, test: StateTestJson, index: number, tr
         difficulty: 0n,
         mixHash: env.currentRandom ? hexToBytes(env.currentRandom) : undefined,
         baseFeePerGas: big(env.currentBaseFee),
-        excessBlobGas: big(env.currentExcessBlobGas) ?? 0n,
+        excessBlobGas: common.isActivatedEIP(4844) ? (big(env.currentExcessBlobGas) ?? 0n) : undefined,
       },
     },
     { common, setHardfork: false, skipConsensusFormatValidation: true },
@@ -111,14 +140,14 @@ export async function runCase(id: string, test: StateTestJson, index: number, tr
     } catch (err) {
       // runTx's refusal of an invalid transaction (nonce, funds, gas, fees) leaves the state as it
       // was. Anything else thrown under the tracer is the tracing's own failure, and the case's.
-      if (traced && !(err instanceof Rejected)) return { id, ok: false, reason: `traced run failed: ${(err as Error).message}` };
+      if (traced && !(err instanceof Rejected)) return { id, fork: c.fork, ok: false, reason: `traced run failed: ${(err as Error).message}` };
     }
   }
   const root = bytesToHex(await state.getStateRoot());
   const logsHash = bytesToHex(keccak_256(RLP.encode(logs as never)));
-  if (root !== post.hash) return { id, ok: false, reason: `state root ${root}, expected ${post.hash}` };
-  if (logsHash !== post.logs) return { id, ok: false, reason: `logs hash ${logsHash}, expected ${post.logs}` };
-  return { id, ok: true };
+  if (root !== post.hash) return { id, fork: c.fork, ok: false, reason: `state root ${root}, expected ${post.hash}` };
+  if (logsHash !== post.logs) return { id, fork: c.fork, ok: false, reason: `logs hash ${logsHash}, expected ${post.logs}` };
+  return { id, fork: c.fork, ok: true };
 }
 
 /** runTx's refusal of a transaction, told apart from a failure of the tracing around it. */

@@ -190,7 +190,7 @@ describe('account and block-setting controls', () => {
     const info = await n.rpc('anvil_nodeInfo');
     assert.equal(info.currentBlockHash, head.hash);
     assert.equal(info.currentBlockNumber, head.number);
-    assert.equal(info.hardFork, 'prague');
+    assert.equal(info.hardFork, 'Bpo2');
     assert.equal(info.transactionOrder, 'fees');
     assert.equal(info.environment.chainId, 984);
     assert.equal(info.environment.gasLimit, '0x1c9c380');

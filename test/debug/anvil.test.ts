@@ -1,6 +1,6 @@
 /**
  * Differential test: the same transactions, from the same account with the same nonces, sent to
- * this node and to anvil (chain id 984, prague); their callTracer traces must be identical.
+ * this node and to anvil (chain id 984, both at the default fork, BPO2); their callTracer traces must be identical.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -29,7 +29,7 @@ describe('callTracer output matches anvil for the same transactions', () => {
   const sent: Array<[string, string]> = [];
 
   before(async () => {
-    anvil = await startAnvil(['--hardfork', 'prague']);
+    anvil = await startAnvil(['--hardfork', 'bpo2']);
     theirs = client(anvil.url);
     n = await startTestNode();
     ours = n.rpc;

@@ -61,10 +61,18 @@ describe('calls with the default bounds', () => {
     assert.ok(answered >= 1 && slowest < 1_000, `eth_blockNumber answered ${answered} times, slowest ${slowest.toFixed(0)} ms`);
   });
 
-  test('eth_estimateGas of an infinite loop names the cap', async () => {
+  test('eth_estimateGas of an infinite loop names the cap: EIP-7825\'s 2^24 at the default fork, the RPC gas cap at Prague', async () => {
     const r = await node.raw('eth_estimateGas', [{ to: LOOP_AT, gas: GAS_1E12 }]);
     assert.equal(r.error?.code, -32000);
-    assert.match(r.error!.message, /gas required exceeds allowance \(50000000\)/);
+    assert.match(r.error!.message, /gas required exceeds allowance \(16777216\)/);
+    const prague = await startTestNode({ chain: { hardfork: 'prague' } });
+    try {
+      await withCode(prague);
+      const p = await prague.raw('eth_estimateGas', [{ to: LOOP_AT, gas: GAS_1E12 }]);
+      assert.match(p.error!.message, /gas required exceeds allowance \(50000000\)/);
+    } finally {
+      await prague.close();
+    }
   });
 
   test('debug_traceCall runs with the capped gas', async () => {
@@ -76,7 +84,8 @@ describe('calls with the default bounds', () => {
 describe('calls past --call-timeout', () => {
   let node: TestNode;
   before(async () => {
-    node = await startTestNode({ calls: { gasCap: 10n ** 12n, timeoutMs: 1_000 } });
+    // Prague: no transaction gas cap (EIP-7825), so an estimate too searches up to 1e12 gas.
+    node = await startTestNode({ chain: { hardfork: 'prague' }, calls: { gasCap: 10n ** 12n, timeoutMs: 1_000 } });
     await withCode(node);
   });
   after(() => node.close());

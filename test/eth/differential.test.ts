@@ -47,7 +47,7 @@ describe('differential against anvil', () => {
 
   before(async () => {
     ours = await startTestNode();
-    anvil = await startAnvil(['--hardfork', 'prague']);
+    anvil = await startAnvil(['--hardfork', 'bpo2']);
     nodes.push(ours, anvil);
     const t = artifact('Token');
     const deploy = await sendBoth({ data: t.bytecode + token.encodeDeploy(['Test', 'TST', 10n ** 24n]).slice(2), gasLimit: 3_000_000n });

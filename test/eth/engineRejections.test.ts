@@ -12,7 +12,7 @@ import { createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@e
 import { Account, createAddressFromPrivateKey, createAddressFromString, hexToBytes } from '@ethereumjs/util';
 import { runTx } from '@ethereumjs/vm';
 import { Wallet } from 'ethers';
-import { makeCommon } from '../../src/chain/engine/common.js';
+import { makeCommon, txCommon } from '../../src/chain/engine/common.js';
 import { createEngine } from '../../src/chain/engine/engine.js';
 import { TxRejected, feesOf, rejectionOf, runChecked, type RejectionKind, type RunChecks } from '../../src/chain/exec/rejections.js';
 import { ADDRS, KEYS, startTestNode } from '../support/node.js';
@@ -53,6 +53,24 @@ describe('engine rejections: decided by kind, and ethereumjs agrees', () => {
       await assert.rejects(runTx(s.vm, { tx: t, block: s.block }));
     });
   }
+
+  test('gas-limit-too-high (Osaka on): over 2^24 is refused, as ethereumjs refuses to even build such a transaction; calls skip it', async () => {
+    const common = makeCommon(984n, 'osaka');
+    const engine = await createEngine(common, { getBlock: async () => ({ hash: () => new Uint8Array(32) }), putBlock: async () => {}, shallowCopy() { return this; } } as never);
+    await engine.state.putAccount(FROM, new Account(5n, 10n ** 18n));
+    const block = createBlock({ header: { number: 1n, gasLimit: 30_000_000n, baseFeePerGas: 1_000_000_000n, excessBlobGas: 0n, timestamp: 1n } }, { common, setHardfork: false });
+    const fields = { nonce: 5n, to: TO.toString(), value: 1n, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 1n };
+    // The node builds transaction objects with txCommon (request.ts, admission.ts).
+    const over = createFeeMarket1559Tx({ ...fields, gasLimit: (1n << 24n) + 1n }, { common: txCommon(common) }).sign(KEY);
+    const checks = feesOf(block.header);
+    const rejected = await rejectionOf(engine.vm, over, FROM, checks);
+    assert.equal(rejected?.kind, 'gas-limit-too-high');
+    assert.equal(rejected?.message, 'transaction gas limit too high (cap: 16777216, tx: 16777217)');
+    assert.equal(await rejectionOf(engine.vm, over, FROM, { ...checks, skipGasCap: true }), undefined);
+    assert.throws(() => createFeeMarket1559Tx({ ...fields, gasLimit: (1n << 24n) + 1n }, { common }));
+    const at = createFeeMarket1559Tx({ ...fields, gasLimit: 1n << 24n }, { common }).sign(KEY);
+    assert.equal(await rejectionOf(engine.vm, at, FROM, checks), undefined);
+  });
 
   test('block-full: more gas than is left in the block', async () => {
     const s = await setup();

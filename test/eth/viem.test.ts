@@ -127,4 +127,27 @@ describe('viem 2 against a live node', () => {
     const tx = await pub.getTransaction({ hash });
     assert.equal(tx.authorizationList?.length, 1);
   });
+
+  test('EIP-7702 at the default fork (BPO2): a sponsor sends the delegation of a fresh account, anyone then calls through it', async () => {
+    assert.equal((await n.rpc('anvil_nodeInfo')).hardFork, 'Bpo2');
+    const delegate = await deploy('Delegation');
+    const abi = artifact('Delegation').abi;
+    const fresh = privateKeyToAccount('0x' + 'ab'.repeat(32) as Hex);
+    const freshWallet = createWalletClient({ chain, transport: http(n.url), account: fresh });
+    // Signed by the account (nonce read from the node), sent and paid for by the sponsor.
+    const authorization = await freshWallet.signAuthorization({ account: fresh, contractAddress: delegate });
+    const hash = await wallet.writeContract({ address: fresh.address, abi, functionName: 'ping', authorizationList: [authorization], account, chain });
+    const receipt = await pub.getTransactionReceipt({ hash });
+    assert.equal(receipt.status, 'success');
+    assert.equal(receipt.type, 'eip7702');
+    const [pinged] = receipt.logs.map((l) => decodeEventLog({ abi, ...l }) as { args: { self: Address; sender: Address } });
+    assert.equal(pinged.args.self, fresh.address);
+    assert.equal(pinged.args.sender, account.address);
+    assert.equal(await pub.getTransactionCount({ address: fresh.address }), 1, 'the authorization bumped its nonce');
+    // A plain call through the delegated account from a third account.
+    const other = createWalletClient({ chain, transport: http(n.url), account: privateKeyToAccount(KEYS[1]) });
+    const again = await other.writeContract({ address: fresh.address, abi, functionName: 'ping', account: privateKeyToAccount(KEYS[1]), chain });
+    assert.equal((await pub.getTransactionReceipt({ hash: again })).status, 'success');
+    assert.equal(await pub.readContract({ address: fresh.address, abi, functionName: 'counter' }), 2n);
+  });
 });

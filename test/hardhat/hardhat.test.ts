@@ -35,7 +35,7 @@ describe('a Hardhat 2 project against node-rpc', () => {
   });
   after(async () => node?.stop());
 
-  test('its tests pass: loadFixture, time, mine, setBalance, impersonation, setStorageAt, snapshots, chai matchers after cheats and on reverts with Solidity stacks, a time-gated call estimated in the next block', async () => {
+  test('its tests pass: loadFixture, time, mine, setBalance, impersonation, setStorageAt, snapshots, chai matchers after cheats and on reverts with Solidity stacks, a time-gated call estimated in the next block, a contract compiled for Osaka (CLZ, P256VERIFY)', async () => {
     const r = await hardhatTest(node.url, { NODE_RPC_STACKS: '1' });
     assert.equal(r.code, 0, r.out);
     assert.match(r.out, /10 passing/, r.out);

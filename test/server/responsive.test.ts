@@ -42,7 +42,7 @@ describe('long work does not stall the node', () => {
     const loopTx = await node.rpc('eth_sendTransaction', [{ from: ADDRS[0], to: deployed.contractAddress, gas: '0x7a1200' }]);
     const events = (await node.rpc('eth_getTransactionReceipt', [await node.rpc('eth_sendTransaction', [{ from: ADDRS[0], data: artifact('Events').bytecode }])])).contractAddress;
     const many = new Interface(artifact('Events').abi).encodeFunctionData('many', [1000n]);
-    for (let i = 0; i < 100; i++) await node.rpc('eth_sendTransaction', [{ from: ADDRS[1], to: events, data: many, gas: '0x1c9c380' }]);
+    for (let i = 0; i < 100; i++) await node.rpc('eth_sendTransaction', [{ from: ADDRS[1], to: events, data: many, gas: '0x1000000' }]);
 
     let done = false;
     let peak = rssMiB(pid);
@@ -95,7 +95,7 @@ describe('long work does not stall the node', () => {
     const pid = node.proc.pid!;
     // Creation code: MSTORE at 1 MiB, then 2,000 loop iterations, then STOP.
     const code = '0x6001620fffe052' + '6107d0' + '5b6001900380600a5700';
-    const hash = await node.rpc('eth_sendTransaction', [{ from: ADDRS[2], data: code, gas: '0x1c9c380' }]);
+    const hash = await node.rpc('eth_sendTransaction', [{ from: ADDRS[2], data: code, gas: '0x1000000' }]);
     assert.equal((await node.rpc('eth_getTransactionReceipt', [hash])).status, '0x1');
     const before = rssMiB(pid);
     const traced = await node.send('debug_traceTransaction', [hash, { enableMemory: true }]);

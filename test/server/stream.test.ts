@@ -17,7 +17,7 @@ describe('large answers are streamed', () => {
   let hash: string;
   before(async () => {
     node = await startCli([]);
-    hash = await node.rpc('eth_sendTransaction', [{ from: ADDRS[0], data: loop(5000), gas: '0x1c9c380' }]);
+    hash = await node.rpc('eth_sendTransaction', [{ from: ADDRS[0], data: loop(5000), gas: '0x1000000' }]);
   });
   after(async () => node?.stop());
 

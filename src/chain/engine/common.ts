@@ -11,7 +11,8 @@ import { createHash } from 'node:crypto';
 import { createBlockHeader } from '@ethereumjs/block';
 import { Common, Mainnet, createCustomCommon } from '@ethereumjs/common';
 import { createTx } from '@ethereumjs/tx';
-import type { SupportedHardfork } from '../config.js';
+import { MAX_RLP_BLOCK_SIZE } from '@ethereumjs/util';
+import { isAtLeast, type SupportedHardfork } from '../config.js';
 import { ecrecover, ecsign } from './secp256k1.js';
 import { keccak256 } from './keccak.js';
 import { lazyKzg } from './kzg.js';
@@ -32,7 +33,12 @@ function sha256(bytes: Uint8Array): Uint8Array {
  * runtime code and twice as much init code, in place of EIP-170's and EIP-3860's limits.
  */
 export function makeCommon(chainId: bigint, hardfork: SupportedHardfork, codeSizeLimit?: number): Common {
-  const common = createCustomCommon({ chainId: Number(chainId), name: 'node-rpc' }, Mainnet, { hardfork, customCrypto: { ecrecover, ecsign, keccak256, sha256, kzg: lazyKzg } });
+  // EIP-7934 (the block size limit) is part of Osaka, but ethereumjs 10.1.3 leaves it out of
+  // Osaka's EIP list and defines its parameter in no parameter set: both are given here, so that
+  // the rule is active (the block builder enforces it; a block read from RLP is checked).
+  const eips = isAtLeast(hardfork, 'osaka') ? [7934] : [];
+  const params = { 7934: { maxRlpBlockSize: MAX_RLP_BLOCK_SIZE } };
+  const common = createCustomCommon({ chainId: Number(chainId), name: 'node-rpc' }, Mainnet, { hardfork, eips, params, customCrypto: { ecrecover, ecsign, keccak256, sha256, kzg: lazyKzg } });
   if (codeSizeLimit !== undefined) limitCodeSize(common, codeSizeLimit);
   const merged = new WeakSet<object>();
   const update = Common.prototype.updateParams;
@@ -46,9 +52,9 @@ export function makeCommon(chainId: bigint, hardfork: SupportedHardfork, codeSiz
   };
   // The EVM asks isActivatedEIP several times on every step; ethereumjs scans an array of ~80 EIPs
   // each time. The hardfork never changes here, so a table indexed by EIP number answers the same.
-  const eips = (common as unknown as { _activatedEIPsCache: number[] })._activatedEIPsCache;
-  const active = new Uint8Array(Math.max(0, ...eips) + 1);
-  for (const eip of eips) active[eip] = 1;
+  const activated = (common as unknown as { _activatedEIPsCache: number[] })._activatedEIPsCache;
+  const active = new Uint8Array(Math.max(0, ...activated) + 1);
+  for (const eip of activated) active[eip] = 1;
   common.isActivatedEIP = (eip: number) => active[eip] === 1;
   // Merge the block and transaction parameter sets into the base Common before anything copies it.
   createBlockHeader({}, { common });
@@ -75,4 +81,31 @@ function limitCodeSize(common: Common, limit: number): void {
     if (name === 'maxInitCodeSize') return initCode;
     return param.call(this, name);
   };
+}
+
+/** EIP-7825's cap on a transaction's gas limit (2^24), from the rules of `common`; undefined before Osaka. */
+export function txGasCap(common: Common): bigint | undefined {
+  return common.isActivatedEIP(7825) ? common.param('maxTransactionGasLimit') : undefined;
+}
+
+const uncapped = new WeakMap<Common, Common>();
+
+/**
+ * The chain's rules for building a transaction object: the same Common but for EIP-7825, which
+ * ethereumjs checks when it constructs a transaction (throwing its own message). The node checks
+ * the cap itself where geth does (admission to the pool, every transaction run into a block, a
+ * simulated block with validation) and names it as geth does; calls, estimates and traces of calls
+ * run past it, as in geth, up to the RPC gas cap. Nothing else reads EIP-7825 from a transaction's
+ * Common.
+ */
+export function txCommon(common: Common): Common {
+  if (!common.isActivatedEIP(7825)) return common;
+  let copy = uncapped.get(common);
+  if (copy === undefined) {
+    copy = common.copy();
+    const isActivated = common.isActivatedEIP;
+    copy.isActivatedEIP = (eip: number) => eip !== 7825 && isActivated.call(common, eip);
+    uncapped.set(common, copy);
+  }
+  return copy;
 }

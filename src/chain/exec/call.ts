@@ -66,7 +66,7 @@ export async function runDiscarded(
     const nonce = req.nonce ?? ((await vm.stateManager.getAccount(from))?.nonce ?? 0n);
     // Without a gas limit a call may use the whole block, as in geth and anvil.
     const tx = withFakeSender({ ...req, nonce, gas: req.gas ?? block.header.gasLimit }, vm.common as Common, from);
-    const result = await runChecked(vm, tx, from, { ...feesOf(block.header), skipBalance: true, skipNonce: true }, () =>
+    const result = await runChecked(vm, tx, from, { ...feesOf(block.header), skipBalance: true, skipNonce: true, skipGasCap: true }, () =>
       asSender(vm, from, () =>
         runTx(vm, {
           tx,

@@ -22,6 +22,7 @@ import { getCalldataFloorGas } from '@ethereumjs/tx';
 import type { VM } from '@ethereumjs/vm';
 import { ChainError } from '../errors.js';
 import type { StateOverrides, TxRequest } from '../types.js';
+import { txGasCap } from '../engine/common.js';
 import { ZERO_ADDRESS, applyOverrides, executionError, runDiscarded } from './call.js';
 import { leanCall, leanIntrinsicGas, leanMinimumGas, leanRules } from './lean.js';
 import { TxRejected, engineRejection } from './rejections.js';
@@ -87,6 +88,9 @@ function runnerFor(vm: VM, block: Block, req: TxRequest, top: bigint, overrides:
  */
 export async function estimateGas(vm: VM, block: Block, req: TxRequest, cap: bigint, overrides?: StateOverrides): Promise<bigint> {
   let hi = req.gas ?? cap;
+  // Osaka on: a transaction may carry at most EIP-7825's cap, so the estimate searches below it (as geth's).
+  const txCap = txGasCap(vm.common);
+  if (txCap !== undefined && hi > txCap) hi = txCap;
   const runner = runnerFor(vm, block, req, hi, overrides);
   const first = await runner.run(hi);
   if (first === undefined) throw new ChainError(`gas required exceeds allowance (${hi})`);

@@ -11,9 +11,11 @@ import type { Common } from '@ethereumjs/common';
 import { Capability, getCalldataFloorGas, isBlob4844Tx, type TypedTransaction } from '@ethereumjs/tx';
 import type { Address } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
+import { txGasCap } from '../engine/common.js';
 import { ChainError } from '../errors.js';
 
 export type RejectionKind =
+  | 'gas-limit-too-high'
   | 'block-full'
   | 'intrinsic-gas'
   | 'floor-data-gas'
@@ -43,6 +45,8 @@ export interface RunChecks {
   /** eth_call and friends: the nonce is not checked, and a short balance is topped up by the engine. */
   skipNonce?: boolean;
   skipBalance?: boolean;
+  /** eth_call and friends: EIP-7825's cap on a transaction's gas does not apply (geth skips it for calls). */
+  skipGasCap?: boolean;
 }
 
 /** The fee facts of a block whose header exists. */
@@ -53,6 +57,8 @@ export function feesOf(header: BlockHeader): Pick<RunChecks, 'baseFee' | 'blobGa
 /** The first reason, in about ethereumjs's order of checks, why `tx` from `from` cannot run; undefined if none. */
 export async function rejectionOf(vm: VM, tx: TypedTransaction, from: Address, checks: RunChecks): Promise<TxRejected | undefined> {
   const who = from.toString();
+  const gasCap = checks.skipGasCap ? undefined : txGasCap(vm.common);
+  if (gasCap !== undefined && tx.gasLimit > gasCap) return new TxRejected('gas-limit-too-high', `transaction gas limit too high (cap: ${gasCap}, tx: ${tx.gasLimit})`);
   if (checks.gasLeft !== undefined && tx.gasLimit > checks.gasLeft) {
     return new TxRejected('block-full', `gas limit reached: tx gas ${tx.gasLimit}, gas left in block ${checks.gasLeft}`);
   }

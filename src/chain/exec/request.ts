@@ -3,6 +3,7 @@ import type { Common } from '@ethereumjs/common';
 import { createTx, TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import { concatBytes, type Address } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
+import { txCommon } from '../engine/common.js';
 import type { TxRequest } from '../types.js';
 import { checkInitCodeSize } from './rejections.js';
 
@@ -15,7 +16,10 @@ export function requestType(req: TxRequest): number {
   return TransactionType.Legacy;
 }
 
-/** Build an unsigned transaction from a fully filled request. */
+/**
+ * Build an unsigned transaction from a fully filled request. Its gas limit may exceed EIP-7825's
+ * cap: a call may run past it, and a transaction is refused by the node's own check (txCommon).
+ */
 export function unsignedTx(req: TxRequest, common: Common, freeze = true): TypedTransaction {
   checkInitCodeSize(common, req.to, req.data);
   const type = requestType(req);
@@ -45,7 +49,7 @@ export function unsignedTx(req: TxRequest, common: Common, freeze = true): Typed
           : undefined,
       chainId: type >= 1 ? common.chainId() : undefined,
     } as never,
-    { common, freeze },
+    { common: txCommon(common), freeze },
   ) as TypedTransaction;
 }
 

@@ -16,6 +16,7 @@ import { Bloom, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereu
 import { ChainError } from '../errors.js';
 import { applyOverrides, asSender, ZERO_ADDRESS } from './call.js';
 import { engineRejection } from './rejections.js';
+import { txCommon, txGasCap } from '../engine/common.js';
 import { withFakeSender } from './request.js';
 import { revertMessage } from './revertData.js';
 import { receiptOf } from '../mining/block.js';
@@ -101,6 +102,9 @@ function nextHeader(parent: Block, o: SimBlockOverrides, number: bigint, validat
 async function validate(vm: VM, tx: TypedTransaction, from: Address, header: Block['header'], gasUsed: bigint, validation: boolean): Promise<void> {
   if (tx.getIntrinsicGas() > tx.gasLimit) fail(-38013, `intrinsic gas too low: have ${tx.gasLimit}, want ${tx.getIntrinsicGas()}`);
   if (!validation) return;
+  // EIP-7825 (Osaka on): geth checks it with the other transaction checks, which validation turns on.
+  const gasCap = txGasCap(vm.common);
+  if (gasCap !== undefined && tx.gasLimit > gasCap) fail(-38015, `transaction gas limit too high (cap: ${gasCap}, tx: ${tx.gasLimit})`);
   const account = (await vm.stateManager.getAccount(from)) ?? new Account();
   if (tx.nonce < account.nonce) fail(-38010, `nonce too low: address ${from.toString()}, tx: ${tx.nonce} state: ${account.nonce}`);
   if (tx.nonce > account.nonce) fail(-38011, `nonce too high: address ${from.toString()}, tx: ${tx.nonce} state: ${account.nonce}`);
@@ -221,7 +225,10 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
   for (const req of spec.calls) {
     const from = req.from ?? ZERO_ADDRESS;
     const nonce = req.nonce ?? ((await vm.stateManager.getAccount(from))?.nonce ?? 0n);
-    const gas = req.gas ?? context.header.gasLimit - gasUsed;
+    // Without gas a call gets what is left of the block; with validation at most EIP-7825's cap.
+    const left = context.header.gasLimit - gasUsed;
+    const gasCap = opts.validation ? txGasCap(common) : undefined;
+    const gas = req.gas ?? (gasCap !== undefined && left > gasCap ? gasCap : left);
     const priced = req.gasPrice !== undefined || req.maxFeePerGas !== undefined;
     // Unpriced calls pay the base fee when validated, nothing otherwise (as eth_call).
     const fees: Partial<TxRequest> = priced ? {} : opts.validation ? { maxFeePerGas: context.header.baseFeePerGas ?? 0n, maxPriorityFeePerGas: 0n } : { gasPrice: 0n };
@@ -245,7 +252,8 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
     { common, skipConsensusFormatValidation: true, setHardfork: false },
   );
   const withdrawals = o.withdrawals?.map((w) => ({ index: w.index, validatorIndex: w.validatorIndex, address: w.address, amount: w.amount }));
-  const block = createBlock({ header, transactions: ran.map((r) => r.tx), withdrawals: common.isActivatedEIP(4895) ? (withdrawals ?? []) : undefined }, { common, skipConsensusFormatValidation: true, setHardfork: false });
+  // createBlock makes each transaction again: with txCommon, as the calls were made (a call without validation may exceed EIP-7825's cap).
+  const block = createBlock({ header, transactions: ran.map((r) => r.tx), withdrawals: common.isActivatedEIP(4895) ? (withdrawals ?? []) : undefined }, { common: txCommon(common), skipConsensusFormatValidation: true, setHardfork: false });
   const hash = block.hash();
   const stored: StoredBlock = { block, number, hash, hashHex: bytesToHex(hash), txs: [] };
   const calls: SimCall[] = [];

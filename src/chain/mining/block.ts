@@ -1,11 +1,11 @@
 /** Builds one block from a list of ready transactions on the live VM. */
 import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, bytesToHex } from '@ethereumjs/util';
+import { Address, MAX_RLP_BLOCK_SIZE, bytesToHex } from '@ethereumjs/util';
 import { buildBlock, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { ChainError } from '../errors.js';
 import { asSender } from '../exec/call.js';
-import { engineRejection, runChecked, type RunChecks } from '../exec/rejections.js';
+import { TxRejected, engineRejection, runChecked, type RunChecks } from '../exec/rejections.js';
 import { effectiveGasPrice } from '../pool/admission.js';
 import type { MinedTx, Receipt, StoredBlock } from '../types.js';
 
@@ -57,11 +57,16 @@ export async function mineBlock(vm: VM, parent: Block, txs: readonly PendingTx[]
     baseFee: env.baseFeePerGas ?? (vm.common.isActivatedEIP(1559) ? parent.header.calcNextBaseFee() : undefined),
     blobGasPrice: () => parent.header.calcNextBlobGasPrice(vm.common),
   };
+  // EIP-7934 (Osaka on): the block's RLP may not exceed MAX_RLP_BLOCK_SIZE; what no longer fits waits.
+  let roomLeft = vm.common.isActivatedEIP(7934) ? MAX_RLP_BLOCK_SIZE - BLOCK_FRAME_BYTES : Infinity;
   for (const ptx of txs) {
     try {
+      const size = roomLeft === Infinity ? 0 : blockBytesOf(ptx.tx);
+      if (size > roomLeft) throw new TxRejected('block-full', `block size limit reached: tx size ${size} bytes, room left in block ${roomLeft} bytes`);
       checks.gasLeft = env.gasLimit - builder.gasUsed;
       const result = await runChecked(vm, ptx.tx, ptx.from, checks, () => asSender(vm, ptx.from, () => builder.addTransaction(ptx.tx, { skipHardForkValidation: true })));
       included.push({ ptx, result });
+      roomLeft -= size;
     } catch (error) {
       if (requireAll) {
         await builder.revert();
@@ -83,6 +88,18 @@ export async function mineBlock(vm: VM, parent: Block, txs: readonly PendingTx[]
     stored.txs.push(mined);
   });
   return { stored, skipped };
+}
+
+/**
+ * Bytes of a block's RLP besides its transactions, at most: the list header, the header (about
+ * 600 bytes with every Prague field), the transaction list's header and the empty ommer and
+ * withdrawal lists. Generous, so the limit holds whatever the header carries.
+ */
+const BLOCK_FRAME_BYTES = 2048;
+
+/** A transaction's bytes in its block's RLP: a legacy one as a list, a typed one as a byte string (up to 4 bytes of header). */
+function blockBytesOf(tx: TypedTransaction): number {
+  return tx.serialize().length + 4;
 }
 
 /** The node's receipt of a transaction's run (mined blocks, simulated ones). */

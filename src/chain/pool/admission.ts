@@ -3,6 +3,7 @@ import type { Common } from '@ethereumjs/common';
 import { Capability, TransactionType, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToBigInt, type Address } from '@ethereumjs/util';
+import { txCommon } from '../engine/common.js';
 import { ChainError } from '../errors.js';
 import { checkInitCodeSize } from '../exec/rejections.js';
 
@@ -42,8 +43,9 @@ export function decodeRawTx(raw: Uint8Array, common: Common): TypedTransaction {
   if (chainId !== undefined && chainId !== common.chainId()) throw new ChainError('invalid chain id for signer');
   let tx: TypedTransaction;
   try {
-    // The init code size is checked below, so its refusal is told as such.
-    tx = createTxFromRLP(raw, { common, allowUnlimitedInitCodeSize: true });
+    // The init code size is checked below, so its refusal is told as such; EIP-7825's cap is
+    // checked on admission (see txCommon).
+    tx = createTxFromRLP(raw, { common: txCommon(common), allowUnlimitedInitCodeSize: true });
   } catch (err) {
     throw new ChainError(`invalid transaction: ${firstLine(err instanceof Error ? err.message : String(err))}`);
   }
@@ -80,6 +82,8 @@ export interface AdmissionState {
   balance: bigint;
   baseFee: bigint | undefined;
   blockGasLimit: bigint;
+  /** EIP-7825's cap on a transaction's gas (Osaka on); undefined before. */
+  txGasCap: bigint | undefined;
 }
 
 /**
@@ -88,6 +92,7 @@ export interface AdmissionState {
  */
 export function checkAdmission(tx: TypedTransaction, from: Address, s: AdmissionState): 'ready' | 'future' {
   const who = from.toString();
+  if (s.txGasCap !== undefined && tx.gasLimit > s.txGasCap) throw gasLimitTooHigh(tx.gasLimit, s.txGasCap);
   if (tx.gasLimit > s.blockGasLimit) throw new ChainError(`exceeds block gas limit: tx gas ${tx.gasLimit}, block gas limit ${s.blockGasLimit}`);
   if ('maxFeePerGas' in tx && tx.maxPriorityFeePerGas > tx.maxFeePerGas) {
     throw new ChainError(`max priority fee per gas higher than max fee per gas: address ${who}, maxPriorityFeePerGas: ${tx.maxPriorityFeePerGas}, maxFeePerGas: ${tx.maxFeePerGas}`);
@@ -106,6 +111,11 @@ export function checkAdmission(tx: TypedTransaction, from: Address, s: Admission
     throw new ChainError(`insufficient funds for gas * price + value: address ${who} have ${s.balance} want ${cost}`);
   }
   return tx.nonce > s.nonce ? 'future' : 'ready';
+}
+
+/** geth's refusal of a transaction over EIP-7825's cap. */
+export function gasLimitTooHigh(gas: bigint, cap: bigint): ChainError {
+  return new ChainError(`transaction gas limit too high (cap: ${cap}, tx: ${gas})`);
 }
 
 function firstLine(msg: string): string {

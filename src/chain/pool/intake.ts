@@ -6,6 +6,7 @@
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Account, bytesToHex, createZeroAddress, type Address } from '@ethereumjs/util';
 import { DEFAULT_TIP } from '../config.js';
+import { txGasCap } from '../engine/common.js';
 import { ChainError } from '../errors.js';
 import { unsignedTx, withFakeSender } from '../exec/request.js';
 import type { Mining } from '../mining/mining.js';
@@ -118,6 +119,7 @@ export class Intake {
         balance: account.balance,
         baseFee: this.n.pendingBaseFee(),
         blockGasLimit: this.n.blockGasLimit,
+        txGasCap: txGasCap(this.n.common),
       });
       const replaced = this.n.pool.add(ptx);
       if (replaced) this.n.events.emit('dropped', replaced, 'replaced');

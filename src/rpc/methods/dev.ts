@@ -5,6 +5,7 @@
  * declaration says which it follows.
  */
 import { bytesToHex, setLengthLeft } from '@ethereumjs/util';
+import { ANVIL_NAMES } from '../../chain/config.js';
 import * as cheats from '../../chain/controls/cheats.js';
 import { dealErc20, setErc20Allowance } from '../../chain/controls/erc20.js';
 import { parseUpstreamUrl } from '../../chain/fork/client.js';
@@ -376,7 +377,7 @@ export function devMethods(node: DevNode, version: string, client: string): Meth
         currentBlockNumber: qty(head.number),
         currentBlockTimestamp: Number(h.timestamp),
         currentBlockHash: head.hashHex,
-        hardFork: node.config.hardfork,
+        hardFork: ANVIL_NAMES[node.config.hardfork],
         transactionOrder: node.mining.order,
         environment: {
           baseFee: qty(node.nextBaseFee()),

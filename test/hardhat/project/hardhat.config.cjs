@@ -14,7 +14,7 @@ subtask(TASK_COMPILE_SOLIDITY_GET_SOLC_BUILD, async (args, hre, runSuper) => {
 });
 
 module.exports = {
-  solidity: { version: solcVersion, settings: { evmVersion: 'prague', optimizer: { enabled: true, runs: 200 } } },
+  solidity: { version: solcVersion, settings: { evmVersion: 'osaka', optimizer: { enabled: true, runs: 200 } } },
   defaultNetwork: 'noderpc',
   networks: {
     noderpc: { url: process.env.NODE_RPC_URL ?? 'http://127.0.0.1:8545', timeout: 60_000 },
