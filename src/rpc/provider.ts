@@ -64,9 +64,13 @@ export class Provider extends EventEmitter {
       throw new ProviderRpcError(ErrorCode.InvalidRequest, 'Invalid request: method must be a non-empty string');
     }
     if (this.closed) throw new ProviderRpcError(DISCONNECTED, 'the node is closed');
+    // Params as the JSON of a request would carry them: copied (a handler never sees the caller's
+    // objects), undefined fields left out; a value JSON cannot carry (a bigint) is a bad param.
+    const params = args.params === undefined ? undefined : copyJson(args.params);
+    if (params === NOT_PLAIN) throw new ProviderRpcError(ErrorCode.InvalidParams, 'invalid params: params must be JSON values (strings, numbers, booleans, null, arrays, objects)');
     let result: unknown;
     try {
-      result = await this.dispatcher.request(args.method, args.params, this.ctx);
+      result = await this.dispatcher.request(args.method, params, this.ctx);
     } catch (err) {
       const e = err as RpcError;
       throw new ProviderRpcError(e.code, e.message, e.data === undefined ? undefined : plain(e.data));
