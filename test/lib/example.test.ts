@@ -8,10 +8,12 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 
+// (NODE_TEST_CONTEXT unset: the runner inside would otherwise report to this one, not to stdout.)
+
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 test('examples/library: viem, ethers and two-chain test files pass, run in parallel', () => {
-  const r = spawnSync(process.execPath, ['--test', '--test-concurrency=3', '--test-reporter=tap', 'examples/library/test/'], { cwd: ROOT, encoding: 'utf8', timeout: 240_000 });
+  const r = spawnSync(process.execPath, ['--test', '--test-concurrency=3', '--test-reporter=tap', 'examples/library/test/'], { cwd: ROOT, encoding: 'utf8', timeout: 240_000, env: { ...process.env, NODE_TEST_CONTEXT: undefined } });
   assert.equal(r.status, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /^# pass (\d+)$/m);
   assert.equal(Number(/^# pass (\d+)$/m.exec(r.stdout)![1]), 6, r.stdout);
