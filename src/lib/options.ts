@@ -3,8 +3,11 @@
  * as the flags (src/cli/flags.ts), so a bad value gets the same reason either way. `node-rpc dev`
  * parses its flags into this object and hands it to createNode.
  *
- * Each option is one row of OPTIONS: its flag and its parser. A new flag is a new row here (and a
- * field of NodeOptions in src/lib/types.ts), then a line in `toStart` where it reaches the node.
+ * Each option is one row of OPTIONS: its flag and its parser. A new flag `--foo-bar` is:
+ *  - a field `fooBar` of NodeOptions (src/lib/types.ts, the published declarations),
+ *  - a row `fooBar: row('--foo-bar', parser)` here (the type checker wants one for every field),
+ *  - a line in `toStart` below, where the value reaches the node's start options,
+ *  - a line `fooBar: flags.fooBar` in `nodeOptions` of src/cli/dev.ts, beside the commander option.
  */
 import { InvalidArgumentError } from 'commander';
 import type { ChainConfig } from '../chain/config.js';
