@@ -77,7 +77,7 @@ export interface NodeOptions {
   clientVersion?: string;
   /** The request and block log: true prints it to stdout, a function gets each line (default: none). */
   logging?: boolean | ((line: string) => void);
-  /** With `logging`: print only errors (`--silent`). */
+  /** With `logging`: print only the node's own failures, internal errors (`--silent`). */
   silent?: boolean;
 }
 

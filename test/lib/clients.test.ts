@@ -167,6 +167,24 @@ describe('createNode options', () => {
     await assert.rejects(createNode({ stateInterval: 5 }), /stateInterval \(--state-interval\) needs dumpState or state/);
   });
 
+  test('logging: a function gets the request and block log, request errors included; silent prints none of it', async () => {
+    const plain = (l: string) => l.replace(/\x1b\[[0-9;]*m/g, '');
+    for (const silent of [false, true]) {
+      const lines: string[] = [];
+      const node = await createNode({ logging: (l) => lines.push(plain(l)), silent });
+      await node.provider.request({ method: 'eth_sendTransaction', params: [{ from: ADDRS[0], to: OTHER, value: '0x1' }] });
+      await node.provider.request({ method: 'eth_getBalance', params: ['0x12'] }).catch(() => undefined);
+      await node.close();
+      if (silent) {
+        assert.deepEqual(lines, []);
+        continue;
+      }
+      assert.ok(lines.includes('eth_getBalance: invalid argument 0: expected address (20 bytes), got 1 bytes'), lines.join('\n'));
+      assert.ok(lines.some((l) => /^ {4}block #1 /.test(l)), lines.join('\n'));
+      assert.ok(lines.includes('eth_sendTransaction'), lines.join('\n'));
+    }
+  });
+
   test('options reach the chain: accounts, balance, gas limit, base fee, hardfork, mnemonic, no mining', async () => {
     const node = await createNode({ accounts: 2, balance: '1.5', gasLimit: 40_000_000n, baseFee: 2_000_000_000, hardfork: 'cancun', mining: false });
     try {
