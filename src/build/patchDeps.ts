@@ -146,9 +146,10 @@ function installedVersion(nodeModules: string, pkg: string): string {
  * The pinned packages: every @ethereumjs dependency, and every patched one, must name one exact
  * version in package.json and be installed at that version.
  */
-export function checkPins(nodeModules: string, manifest: { dependencies?: Record<string, string> }, patches: PackagePatch[] = []): void {
+export function checkPins(nodeModules: string, manifest: { dependencies?: Record<string, string>; devDependencies?: Record<string, string> }, patches: PackagePatch[] = []): void {
   const patched = new Set(patches.map((p) => p.pkg));
-  for (const [pkg, range] of Object.entries(manifest.dependencies ?? {})) {
+  // The engine is bundled (dist/*.js), so it is a devDependency of the package; pinned all the same.
+  for (const [pkg, range] of Object.entries({ ...manifest.devDependencies, ...manifest.dependencies })) {
     if (!pkg.startsWith('@ethereumjs/') && !patched.has(pkg)) continue;
     if (!/^\d+\.\d+\.\d+$/.test(range)) throw new PatchError(`${pkg} must be pinned to one exact version in package.json, not '${range}'`);
     const installed = installedVersion(nodeModules, pkg);

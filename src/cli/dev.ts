@@ -1,23 +1,20 @@
 /** `node-rpc dev`: boot the chain, serve it, log requests and blocks, shut down cleanly. */
+import { renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import chalk from 'chalk';
-import { InvalidArgumentError, type Command } from 'commander';
-import { HARDFORKS, defaultConfig, type ChainConfig, type SupportedHardfork } from '../chain/config.js';
-import { createAddressFromString } from '@ethereumjs/util';
-import { prepareStatePath, writeStateFile } from '../chain/controls/stateDisk.js';
-import { dumpState } from '../chain/controls/stateFile.js';
+import type { Command } from 'commander';
+import { HARDFORKS, defaultConfig, type SupportedHardfork } from '../chain/config.js';
 import { DEFAULT_MAX_TRACE_STEPS } from '../chain/node.js';
-import { LATEST } from '../chain/types.js';
 import type { BlockOrder } from '../chain/pool/txpool.js';
-import { detectArtifactDirs, loadArtifacts } from '../artifacts/load.js';
-import { minedFailureStack } from '../chain/exec/minedStack.js';
+import { detectArtifactDirs } from '../artifacts/load.js';
+import { openNode, type Opened } from '../lib/node.js';
+import { DEFAULT_MAX_LOGS, OptionError } from '../lib/options.js';
+import type { NodeOptions } from '../lib/types.js';
 import { banner } from './banner.js';
 import { nodeJson } from './nodeJson.js';
-import { bigUint, derivationPath, ether, forkHeader, forkUrl, hardfork, intIn, mnemonic } from './flags.js';
-import { RequestLog } from './log.js';
+import { bigUint, blockOrder, clientVersion as clientVersionFlag, derivationPath, ether, forkHeader, forkUrl, hardfork, intIn, mnemonic, seconds } from './flags.js';
 import { addSharedFlags, reloadKeysOnHangup, sharedStart, type SharedFlags } from './sharedFlags.js';
-import { startDev } from './start.js';
+import { formatEther } from './units.js';
 import { VERSION } from './version.js';
 
 interface DevFlags {
@@ -59,28 +56,9 @@ interface DevFlags {
   callTimeout: number;
   callWorkers: number;
   create2: boolean;
+  disableDefaultCreate2Deployer?: boolean;
   configOut?: string;
   json?: boolean;
-}
-
-/** Seconds, fractions allowed (--block-time 0.5). */
-function seconds(text: string): number {
-  const n = Number(text);
-  if (!/^\d+(\.\d+)?$/.test(text) || !(n > 0)) throw new InvalidArgumentError('must be a positive number of seconds, e.g. 2 or 0.5');
-  return n;
-}
-
-/** Default --max-logs: geth-style, a query past it is told to narrow its block range. */
-const DEFAULT_MAX_LOGS = 10_000;
-
-function clientVersionFlag(text: string): string {
-  if (text.trim() === '' || text.length > 256 || /[\x00-\x1f\x7f]/.test(text)) throw new InvalidArgumentError('must be 1 to 256 printable characters');
-  return text;
-}
-
-function blockOrder(text: string): BlockOrder {
-  if (text !== 'fees' && text !== 'fifo') throw new InvalidArgumentError('must be fees or fifo');
-  return text;
 }
 
 export function devCommand(program: Command): void {
@@ -130,129 +108,49 @@ export function devCommand(program: Command): void {
     .option('--config-out <file>', "once listening, write anvil's start-up JSON to <file> (accounts, keys, wallet, fees, gas limit, genesis timestamp or fork, URLs)")
     .option('--json', 'print that JSON as the first and only stdout line once listening, instead of the banner; the request log goes to stderr')
     .option('--silent', 'print only errors')
-    .action(async (flags: DevFlags & SharedFlags & { blockBaseFeePerGas?: bigint; disableDefaultCreate2Deployer?: boolean }, cmd: Command) => {
+    .action(async (flags: DevFlags & SharedFlags & { blockBaseFeePerGas?: bigint }, cmd: Command) => {
       const forkOnly = (['forkBlockNumber', 'forkHeader', 'forkChainId', 'forkCache'] as const).find((k) => flags[k] !== undefined);
       if (flags.forkUrl === undefined && forkOnly !== undefined) {
         process.stderr.write(`error: --${forkOnly.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} needs --fork-url\n`);
         process.exit(1);
       }
-      if (flags.codeSizeLimit !== undefined && flags.disableCodeSizeLimit === true) {
-        process.stderr.write('error: --code-size-limit and --disable-code-size-limit cannot be used together\n');
-        process.exit(1);
-      }
-      const chain: Partial<ChainConfig> = {
-        chainId: BigInt(flags.chainId),
-        accounts: flags.accounts,
-        balance: flags.balance ?? d.balance,
-        mnemonic: flags.mnemonic,
-        derivationPath: flags.derivationPath,
-        gasLimit: flags.gasLimit ?? d.gasLimit,
-        baseFee: flags.baseFee ?? flags.blockBaseFeePerGas ?? d.baseFee,
-        gasPriceFloor: flags.gasPrice ?? d.gasPriceFloor,
-        hardfork: flags.hardfork,
-        create2Deployer: flags.create2 && flags.disableDefaultCreate2Deployer !== true,
-        codeSizeLimit: flags.disableCodeSizeLimit === true ? Number.POSITIVE_INFINITY : flags.codeSizeLimit,
-      };
-      // A fork takes the upstream's chain id and block gas limit unless they are given.
-      if (flags.forkUrl !== undefined) {
-        if (cmd.getOptionValueSource('chainId') !== 'cli') delete chain.chainId;
-        if (cmd.getOptionValueSource('gasLimit') !== 'cli') delete chain.gasLimit;
-      }
       // With --json stdout carries the one JSON line; everything for people goes to stderr.
       const out = flags.json ? (line: string) => process.stderr.write(line + '\n') : (line: string) => process.stdout.write(line + '\n');
       const warn = (line: string) => process.stderr.write(`warning: ${line}\n`);
-      const artifacts = loadArtifacts(flags.artifacts ?? detectArtifactDirs(), warn);
-      const log = new RequestLog(out, flags.silent === true, artifacts);
-      const dumpPath = flags.dumpState ?? flags.state;
-      const loadPath = flags.loadState ?? (flags.state !== undefined && existsSync(flags.state) ? flags.state : undefined);
-      if (flags.stateInterval !== undefined && dumpPath === undefined) {
+      if (flags.stateInterval !== undefined && flags.dumpState === undefined && flags.state === undefined) {
         process.stderr.write('error: --state-interval needs --dump-state or --state\n');
         process.exit(1);
       }
-      if (dumpPath !== undefined) {
-        try {
-          await prepareStatePath(dumpPath);
-        } catch (err) {
-          process.stderr.write(`error: cannot use --${flags.state !== undefined ? 'state' : 'dump-state'}: ${(err as Error).message}\n`);
-          process.exit(1);
-        }
-      }
-      let running: Awaited<ReturnType<typeof startDev>> | undefined;
+      let shared: ReturnType<typeof sharedStart>;
+      let opened: Opened;
       try {
-        running = await startDev({
-          host: flags.host,
-          port: flags.port,
-          chain,
-          // anvil_setLoggingEnabled(false) silences the request log (errors of the node itself excepted).
-          observe: (method, error) => {
-            if (running?.node.loggingEnabled === false && error?.code !== -32603) return;
-            log.observe(method, error);
-          },
-          maxLogs: flags.maxLogs,
-          maxTraceSteps: flags.maxTraceSteps === 0 ? Number.POSITIVE_INFINITY : flags.maxTraceSteps,
-          filterTimeoutMs: flags.filterTimeout * 1000,
-          calls: { gasCap: flags.rpcGasCap, timeoutMs: flags.callTimeout },
-          callWorkers: flags.callWorkers,
-          mining: {
-            auto: flags.mining && flags.blockTime === undefined,
-            intervalMs: flags.mining && flags.blockTime !== undefined ? Math.max(1, Math.round(flags.blockTime * 1000)) : undefined,
-            order: flags.order,
-          },
-          loadState: loadPath,
-          explorer: flags.explorer,
-          onSlowClient: (remote, buffered) => process.stderr.write(`WebSocket client ${remote} cut (close 1008): ${buffered} bytes queued that it did not read\n`),
-          clientVersion: flags.clientVersion,
-          artifacts,
-          fork:
-            flags.forkUrl === undefined
-              ? undefined
-              : {
-                  url: flags.forkUrl,
-                  blockNumber: flags.forkBlockNumber,
-                  headers: flags.forkHeader,
-                  retries: flags.forkRetries,
-                  timeoutMs: flags.forkTimeout,
-                  chainId: flags.forkChainId === undefined ? undefined : BigInt(flags.forkChainId),
-                  cacheDir: flags.forkCache,
-                },
-          ...sharedStart(flags, cmd, out, flags.silent === true),
+        shared = sharedStart(flags, cmd, out, flags.silent === true);
+        opened = await openNode(nodeOptions(flags, cmd, out), {
+          start: { ...shared, onSlowClient: (remote, buffered) => process.stderr.write(`WebSocket client ${remote} cut (close 1008): ${buffered} bytes queued that it did not read\n`) },
+          warn,
         });
       } catch (err) {
+        process.stderr.write(err instanceof OptionError ? `error: ${err.message}\n` : `error: cannot start: ${(err as Error).message}\n`);
+        process.exit(1);
+      }
+      const host = shared.host ?? flags.host;
+      try {
+        await opened.node.listen({ host, port: flags.port });
+      } catch (err) {
         const e = err as NodeJS.ErrnoException;
-        const why = e.code === 'EADDRINUSE' ? `port ${flags.port} on ${flags.host} is already in use (try --port 0 or another port)` : e.message;
+        const why = e.code === 'EADDRINUSE' ? `port ${flags.port} on ${host} is already in use (try --port 0 or another port)` : e.message;
         process.stderr.write(`error: cannot start: ${why}\n`);
         process.exit(1);
       }
-      const node = running.node;
-      reloadKeysOnHangup(flags, running.server, (line) => process.stderr.write(line + '\n'));
-      log.codeAt = (address) => node.getCode(createAddressFromString(address), LATEST);
-      if (node.sources) log.stackOf = (tx) => minedFailureStack(node, tx);
-      node.events.on('block', (b) => {
-        if (node.loggingEnabled) log.block(b);
-      });
-      node.events.on('emptyBlocks', (first, last) => {
-        if (node.loggingEnabled && !flags.silent) out(`    blocks #${first}..#${last}  empty, mined at once`);
-      });
-      if (running.loaded && !flags.silent) {
-        out(`Loaded state from ${loadPath}: ${running.loaded.accounts} accounts${running.loaded.replacedChain ? `, chain up to block #${node.store.headNumber}` : ''}`);
+      const node = opened.chain;
+      const server = opened.server()!;
+      reloadKeysOnHangup(flags, server, (line) => process.stderr.write(line + '\n'));
+      if (opened.loaded && !flags.silent) {
+        out(`Loaded state from ${opened.loadPath}: ${opened.loaded.accounts} accounts${opened.loaded.replacedChain ? `, chain up to block #${node.store.headNumber}` : ''}`);
       }
-      // Dumps never overlap: a periodic one in progress is awaited by the next and by shutdown.
-      let dumping: Promise<void> = Promise.resolve();
-      const dump = (path: string) => {
-        dumping = dumping.then(async () => writeStateFile(path, JSON.stringify(await dumpState(node, `node-rpc/${VERSION}`))));
-        return dumping;
-      };
-      let periodic: NodeJS.Timeout | undefined;
-      if (dumpPath !== undefined && flags.stateInterval !== undefined) {
-        periodic = setInterval(() => {
-          dump(dumpPath).catch((err: Error) => process.stderr.write(`error: cannot write state to ${dumpPath}: ${err.message}\n`));
-        }, Math.max(1, Math.round(flags.stateInterval * 1000)));
-        periodic.unref();
-      }
-      if (!flags.silent) running.node.events.on('console', (tx, lines) => log.console(tx, lines));
       const sharedView = flags.public === true ? { unlock: flags.unlock === true, allowCheats: flags.allowCheats === true } : undefined;
       if (flags.configOut !== undefined || flags.json) {
-        const facts = JSON.stringify(nodeJson(node, running.server, sharedView));
+        const facts = JSON.stringify(nodeJson(node, server, sharedView));
         if (flags.configOut !== undefined) {
           try {
             // Replaced by a rename: a launcher polling for the file never reads half of it.
@@ -260,19 +158,19 @@ export function devCommand(program: Command): void {
             renameSync(`${flags.configOut}.tmp`, flags.configOut);
           } catch (err) {
             process.stderr.write(`error: cannot write --config-out ${flags.configOut}: ${(err as Error).message}\n`);
-            await running.close();
+            await opened.node.close();
             process.exit(1);
           }
         }
         if (flags.json) process.stdout.write(facts + '\n');
       }
       if (!flags.silent && !flags.json) {
-        out(banner(running.node, running.server, VERSION, sharedView));
-        if (flags.explorer) out(`Explorer: open ${chalk.green(running.server.url + '/')} in a browser${artifacts.size ? ` (${artifacts.size} contract${artifacts.size === 1 ? '' : 's'} from artifacts)` : ''}\n`);
+        out(banner(node, server, VERSION, sharedView));
+        const artifacts = opened.artifacts;
+        if (flags.explorer) out(`Explorer: open ${chalk.green(server.url + '/')} in a browser${artifacts?.size ? ` (${artifacts.size} contract${artifacts.size === 1 ? '' : 's'} from artifacts)` : ''}\n`);
       }
-      // Orderly shutdown: refuse new requests (-32000 "node is shutting down") and stop listening,
-      // let the ones under way finish, stop interval mining (the pool is kept, in the state
-      // file), write the state file, exit 0. A second signal exits at once: the file is only
+      // Orderly shutdown (node.close): refuse new requests and stop listening, let the ones under
+      // way finish, write the state file, exit 0. A second signal exits at once: the file is only
       // ever replaced by a rename, so it stays whole.
       let stopping = false;
       const stop = async (signal: NodeJS.Signals) => {
@@ -281,30 +179,70 @@ export function devCommand(program: Command): void {
           process.exit(130);
         }
         stopping = true;
-        if (periodic) clearInterval(periodic);
-        const drained = running!.dispatcher.drain();
-        running!.server.stopListening();
-        await drained;
-        node.miner.setIntervalMining(0);
-        log.flush();
-        await log.idle();
         let code = 0;
-        if (dumpPath !== undefined) {
-          try {
-            await dump(dumpPath);
-            if (!flags.silent) out(`State written to ${dumpPath}`);
-          } catch (err) {
-            process.stderr.write(`error: cannot write state to ${dumpPath}: ${(err as Error).message}\n`);
-            code = 1;
-          }
+        try {
+          await opened.node.close();
+        } catch (err) {
+          process.stderr.write(`error: ${(err as Error).message}\n`);
+          code = 1;
         }
-        await running!.close();
         process.exit(code);
       };
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
   addSharedFlags(dev);
+}
+
+/**
+ * createNode's options from the flags: one line per option (src/lib/options.ts checks them). A
+ * fork takes the upstream's chain id and block gas limit unless they are given on the command line.
+ */
+function nodeOptions(flags: DevFlags & { blockBaseFeePerGas?: bigint }, cmd: Command, out: (line: string) => void): NodeOptions {
+  const forked = flags.forkUrl !== undefined;
+  return {
+    chainId: forked && cmd.getOptionValueSource('chainId') !== 'cli' ? undefined : flags.chainId,
+    accounts: flags.accounts,
+    balance: flags.balance === undefined ? undefined : formatEther(flags.balance),
+    mnemonic: flags.mnemonic,
+    derivationPath: flags.derivationPath,
+    gasLimit: forked && cmd.getOptionValueSource('gasLimit') !== 'cli' ? undefined : flags.gasLimit,
+    baseFee: flags.baseFee ?? flags.blockBaseFeePerGas,
+    gasPrice: flags.gasPrice,
+    hardfork: flags.hardfork,
+    codeSizeLimit: flags.codeSizeLimit,
+    disableCodeSizeLimit: flags.disableCodeSizeLimit,
+    disableDefaultCreate2Deployer: flags.create2 === false || flags.disableDefaultCreate2Deployer === true ? true : undefined,
+    maxLogs: flags.maxLogs,
+    maxTraceSteps: flags.maxTraceSteps,
+    rpcGasCap: flags.rpcGasCap,
+    callWorkers: flags.callWorkers,
+    callTimeout: flags.callTimeout,
+    filterTimeout: flags.filterTimeout,
+    blockTime: flags.blockTime,
+    mining: flags.mining,
+    order: flags.order,
+    loadState: flags.loadState,
+    dumpState: flags.dumpState,
+    state: flags.state,
+    stateInterval: flags.stateInterval,
+    artifacts: flags.artifacts ?? detectArtifactDirs(),
+    explorer: flags.explorer,
+    clientVersion: flags.clientVersion,
+    logging: out,
+    silent: flags.silent === true,
+    fork: forked
+      ? {
+          url: flags.forkUrl!,
+          blockNumber: flags.forkBlockNumber,
+          headers: flags.forkHeader,
+          retries: flags.forkRetries,
+          timeout: flags.forkTimeout,
+          chainId: flags.forkChainId,
+          cache: flags.forkCache,
+        }
+      : undefined,
+  };
 }
 
 /** Call workers by default: one per core beside the main thread's, at most 4. */

@@ -3,6 +3,7 @@ import { InvalidArgumentError } from 'commander';
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { HARDFORKS, parseHardfork, type SupportedHardfork } from '../chain/config.js';
+import type { BlockOrder } from '../chain/pool/txpool.js';
 import { parseEther } from './units.js';
 
 const fail = (msg: string): never => {
@@ -62,4 +63,20 @@ export function forkHeader(text: string, previous: Record<string, string> = {}):
 
 export function derivationPath(text: string): string {
   return /^m(\/\d+'?)*\/?$/.test(text) ? text : fail("derivation path must look like m/44'/60'/0'/0/");
+}
+
+/** Seconds, fractions allowed (--block-time 0.5, --state-interval). */
+export function seconds(text: string): number {
+  const n = Number(text);
+  return /^\d+(\.\d+)?$/.test(text) && n > 0 ? n : fail('must be a positive number of seconds, e.g. 2 or 0.5');
+}
+
+/** `--client-version`: the whole web3_clientVersion answer. */
+export function clientVersion(text: string): string {
+  return text.trim() === '' || text.length > 256 || /[\x00-\x1f\x7f]/.test(text) ? fail('must be 1 to 256 printable characters') : text;
+}
+
+/** `--order`: how a block orders its transactions. */
+export function blockOrder(text: string): BlockOrder {
+  return text === 'fees' || text === 'fifo' ? text : fail('must be fees or fifo');
 }

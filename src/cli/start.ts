@@ -71,7 +71,16 @@ export interface Running {
   close(): Promise<void>;
 }
 
-export async function startDev(options: StartOptions = {}): Promise<Running> {
+/** A node with its method table and dispatcher, not yet served (createNode's core, see src/lib). */
+export interface Booted {
+  node: DevNode;
+  dispatcher: Dispatcher;
+  metrics: Metrics;
+  loaded?: LoadResult;
+}
+
+/** Build the chain, its method table and its dispatcher: everything but the server. */
+export async function bootDev(options: StartOptions = {}): Promise<Booted> {
   const fork = options.fork ? await Fork.open(options.fork) : undefined;
   const chain = options.chain;
   const config = defaultConfig(fork ? { ...chain, chainId: chain?.chainId ?? fork.chainId, gasLimit: chain?.gasLimit ?? fork.header.gasLimit } : chain);
@@ -99,8 +108,6 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
   if (options.mining?.order) node.mining.order = options.mining.order;
   if (options.mining?.auto === false) node.mining.auto = false;
   if (options.mining?.intervalMs) node.miner.setIntervalMining(options.mining.intervalMs);
-  const host = options.host ?? (options.shared ? '0.0.0.0' : '127.0.0.1');
-  const transport = transportSettings(options.shared === true, host, options.transport);
   const metrics = new Metrics();
   const observe = options.observe;
   const table = createMethodTable(node, VERSION, options.clientVersion);
@@ -111,9 +118,19 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
       metrics.call(method, error?.code, ms);
       observe?.(method, error, ms);
     },
-    transport.dispatch,
+    transportSettings(options.shared === true, hostOf(options), options.transport).dispatch,
   );
-  const server = await startServer(dispatcher, {
+  return { node, dispatcher, metrics, loaded };
+}
+
+const hostOf = (options: StartOptions): string => options.host ?? (options.shared ? '0.0.0.0' : '127.0.0.1');
+
+/** Serve a booted node over HTTP and WebSocket on `options.host`/`options.port` (default 127.0.0.1:8545). */
+export function serveDev(booted: Booted, options: StartOptions = {}): Promise<RpcServer> {
+  const { node, dispatcher, metrics } = booted;
+  const host = hostOf(options);
+  const transport = transportSettings(options.shared === true, host, options.transport);
+  return startServer(dispatcher, {
     host,
     port: options.port ?? 8545,
     pages: options.explorer === false ? undefined : explorerPages(options.artifacts),
@@ -122,6 +139,15 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
     metrics,
     gauges: chainGauges(node),
     health: chainHealth(node),
+  });
+}
+
+export async function startDev(options: StartOptions = {}): Promise<Running> {
+  const booted = await bootDev(options);
+  const { node, dispatcher, loaded } = booted;
+  const server = await serveDev(booted, options).catch((err: unknown) => {
+    node.close();
+    throw err;
   });
   return {
     node,

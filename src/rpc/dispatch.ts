@@ -92,6 +92,36 @@ export class Dispatcher {
     return def.call(ctx, params);
   }
 
+  /**
+   * Run one call as a request envelope would: `params` must be an array (or absent), a draining
+   * dispatcher refuses it, the observer is told. Resolves to the handler's result as is (RawJson
+   * and JsonParts included); rejects with the RpcError the envelope would carry.
+   */
+  async request(name: string, params: unknown, ctx: CallContext): Promise<unknown> {
+    const started = this.observe === undefined ? 0 : performance.now();
+    let result: unknown;
+    let failure: RpcError | undefined;
+    try {
+      if (params !== undefined && !Array.isArray(params)) {
+        throw new RpcError(ErrorCode.InvalidParams, 'invalid params: params must be an array of positional arguments');
+      }
+      if (this.refusal !== undefined) throw new RpcError(ErrorCode.Server, this.refusal);
+      const def = this.table.get(name);
+      if (!def) throw new RpcError(ErrorCode.MethodNotFound, `the method ${name} does not exist/is not available`);
+      this.inFlight++;
+      try {
+        result = await def.call(ctx, (params as unknown[] | undefined) ?? []);
+      } finally {
+        if (--this.inFlight === 0 && this.idle.length > 0) for (const done of this.idle.splice(0)) done();
+      }
+    } catch (err) {
+      failure = toRpcError(err);
+    }
+    this.observe?.(name, failure, performance.now() - started);
+    if (failure) throw failure;
+    return result;
+  }
+
   private async one(req: unknown, ctx: CallContext): Promise<Body | undefined> {
     if (req === null || typeof req !== 'object' || Array.isArray(req)) {
       return errorText(null, new RpcError(ErrorCode.InvalidRequest, 'Invalid request: expected a JSON-RPC request object'));
@@ -108,28 +138,13 @@ export class Dispatcher {
       return errorText(rid, new RpcError(ErrorCode.InvalidRequest, 'Invalid request: method must be a non-empty string'));
     }
     const name = r.method;
-    const started = this.observe === undefined ? 0 : performance.now();
     let result: unknown;
-    let failure: RpcError | undefined;
     try {
-      if (r.params !== undefined && !Array.isArray(r.params)) {
-        throw new RpcError(ErrorCode.InvalidParams, 'invalid params: params must be an array of positional arguments');
-      }
-      if (this.refusal !== undefined) throw new RpcError(ErrorCode.Server, this.refusal);
-      const def = this.table.get(name);
-      if (!def) throw new RpcError(ErrorCode.MethodNotFound, `the method ${name} does not exist/is not available`);
-      this.inFlight++;
-      try {
-        result = await def.call(ctx, (r.params as unknown[] | undefined) ?? []);
-      } finally {
-        if (--this.inFlight === 0 && this.idle.length > 0) for (const done of this.idle.splice(0)) done();
-      }
+      result = await this.request(name, r.params, ctx);
     } catch (err) {
-      failure = toRpcError(err);
+      return hasId ? errorText(rid, err as RpcError) : undefined;
     }
-    this.observe?.(name, failure, performance.now() - started);
     if (!hasId) return undefined; // notification
-    if (failure) return errorText(rid, failure);
     const head = `{"jsonrpc":"2.0","id":${JSON.stringify(rid)},"result":`;
     if (result instanceof JsonParts) {
       const pieces = result.pieces;

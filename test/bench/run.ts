@@ -45,6 +45,7 @@ import fork from './scenarios/fork.js';
 import logs from './scenarios/logs.js';
 import fanout from './scenarios/fanout.js';
 import suite from './scenarios/suite.js';
+import suiteInProcess from './scenarios/suite-in-process.js';
 import httpFloor from './scenarios/http-floor.js';
 import rssEnd from './scenarios/rss-end.js';
 
@@ -53,9 +54,11 @@ import rssEnd from './scenarios/rss-end.js';
  * alternates by position, and the shared node's memory at the end depends on which one idles
  * through anvil's ten-minute `logs`, so a new scenario goes just before rss-end: transfers-sustained
  * and suite run on instances of their own, and with http-floor they leave the order of the others
- * as it was (they are two, so the node that goes first in rss-end is unchanged).
+ * as it was (they are two, so the node that goes first in rss-end is unchanged). suite-in-process
+ * (node-rpc's side in the bench process, anvil's on an instance of its own) makes them three: the
+ * node that goes first in rss-end is now the other one.
  */
-export const SCENARIOS: Scenario[] = [boot, transfers, ethCall, ethCallVaried, heavyCall, blockNumber, getBalance, batch, tracing, mining, snapshots, fork, logs, fanout, transfersSustained, suite, httpFloor, rssEnd];
+export const SCENARIOS: Scenario[] = [boot, transfers, ethCall, ethCallVaried, heavyCall, blockNumber, getBalance, batch, tracing, mining, snapshots, fork, logs, fanout, transfersSustained, suite, suiteInProcess, httpFloor, rssEnd];
 
 const KINDS = ['node-rpc', 'anvil'] as const;
 type Kind = (typeof KINDS)[number];
