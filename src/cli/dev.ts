@@ -6,7 +6,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { defaultConfig, type ChainConfig, type SupportedHardfork } from '../chain/config.js';
 import { createAddressFromString } from '@ethereumjs/util';
 import { prepareStatePath, writeStateFile } from '../chain/controls/stateDisk.js';
-import { dumpState } from '../chain/controls/stateFile.js';
+import { dumpStateChunks } from '../chain/controls/stateFile.js';
 import { DEFAULT_MAX_TRACE_STEPS } from '../chain/node.js';
 import { LATEST } from '../chain/types.js';
 import type { BlockOrder } from '../chain/pool/txpool.js';
@@ -218,7 +218,7 @@ export function devCommand(program: Command): void {
       // Dumps never overlap: a periodic one in progress is awaited by the next and by shutdown.
       let dumping: Promise<void> = Promise.resolve();
       const dump = (path: string) => {
-        dumping = dumping.then(async () => writeStateFile(path, JSON.stringify(await dumpState(node, `node-rpc/${VERSION}`))));
+        dumping = dumping.then(async () => writeStateFile(path, await dumpStateChunks(node, `node-rpc/${VERSION}`)));
         return dumping;
       };
       let periodic: NodeJS.Timeout | undefined;
