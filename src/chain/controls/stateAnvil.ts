@@ -30,6 +30,10 @@ import { NODE_RPC_FORMAT, bytesAt, errorOfExit, objectAt, parseAccounts, quantit
 
 type Fail = (m: string) => never;
 type Json = Record<string, unknown>;
+/** A block of the document, its header rebuilt. */
+type Candidate = { o: Json; where: string; header: BlockHeader; hash: Uint8Array };
+/** A mined transaction's entry in "transactions". */
+type TxEntry = { info: Json; receipt: Json; blockHash: Uint8Array; where: string };
 
 interface Extension {
   chainId: bigint;
@@ -57,27 +61,35 @@ export async function parseAnvilState(node: DevNode, d: Json, fail: Fail): Promi
   }
   if (ext && ext.hardfork !== node.config.hardfork) return fail(`the chain in it follows ${ext.hardfork}, this node runs ${node.config.hardfork} (start it with --hardfork ${ext.hardfork})`);
 
-  const byNumber = new Map<bigint, { o: Json; where: string }>();
+  // Blocks by number. anvil keeps every block it ever had, by hash: a dump it wrote after loading
+  // one holds its own first blocks too. The chain is the one leading to the head.
+  const candidates = new Map<bigint, Candidate[]>();
   blocks.forEach((b: unknown, i: number) => {
     const where = `blocks[${i}]`;
     const o = objectAt(b, where, fail);
-    const number = quantityAt(objectAt(o.header, `${where}.header`, fail).number, `${where}.header.number`, fail);
-    if (byNumber.has(number)) fail(`${where}: block ${number} appears twice`);
-    byNumber.set(number, { o, where });
+    const header = headerOf(node, objectAt(o.header, `${where}.header`, fail), where, fail);
+    const list = candidates.get(header.number) ?? [];
+    list.push({ o, where, header, hash: header.hash() });
+    candidates.set(header.number, list);
   });
   // History that does not start at genesis (anvil on a fork): the accounts only.
-  if (!byNumber.has(0n)) return { accounts };
-  const head = ext?.head ?? (d.best_block_number !== undefined && d.best_block_number !== null ? u64At(d.best_block_number, 'best_block_number', fail) : [...byNumber.keys()].reduce((a, b) => (a > b ? a : b)));
-  if (!byNumber.has(head)) return fail(`the head block ${head} (best_block_number) is not in "blocks"`);
+  if (!candidates.has(0n)) return { accounts };
+  const head = ext?.head ?? (d.best_block_number !== undefined && d.best_block_number !== null ? u64At(d.best_block_number, 'best_block_number', fail) : [...candidates.keys()].reduce((a, b) => (a > b ? a : b)));
+  if (!candidates.has(head)) return fail(`the head block ${head} (best_block_number) is not in "blocks"`);
 
-  const infos = new Map<string, { info: Json; receipt: Json; blockHash: Uint8Array; where: string }>();
+  const infos = new Map<string, TxEntry>();
+  const byPosition = new Map<string, TxEntry>();
   transactions.forEach((t: unknown, i: number) => {
     const where = `transactions[${i}]`;
     const o = objectAt(t, where, fail);
     const info = objectAt(o.info, `${where}.info`, fail);
-    const key = `${u64At(o.block_number, `${where}.block_number`, fail)}:${u64At(info.transaction_index, `${where}.info.transaction_index`, fail)}`;
-    infos.set(key, { info, receipt: objectAt(o.receipt, `${where}.receipt`, fail), blockHash: bytesAt(o.block_hash, `${where}.block_hash`, fail, 32), where });
+    const index = u64At(info.transaction_index, `${where}.info.transaction_index`, fail);
+    const entry = { info, receipt: objectAt(o.receipt, `${where}.receipt`, fail), blockHash: bytesAt(o.block_hash, `${where}.block_hash`, fail, 32), where };
+    infos.set(`${bytesToHex(entry.blockHash)}:${index}`, entry);
+    byPosition.set(`${u64At(o.block_number, `${where}.block_number`, fail)}:${index}`, entry);
   });
+  const mined = new Set([...infos.values()].map((e) => bytesToHex(e.blockHash)));
+  const byNumber = chainOf(candidates, head, mined, fail);
 
   const entries: ParsedChainEntry[] = [];
   let last: StoredBlock | undefined;
@@ -91,27 +103,38 @@ export async function parseAnvilState(node: DevNode, d: Json, fail: Fail): Promi
       last = undefined;
       continue;
     }
-    const entry = byNumber.get(n);
-    if (entry === undefined) {
+    const found = byNumber.get(n);
+    if (found === undefined) {
       // Blocks left out: a run of empty blocks whose last block is the next one in the document.
       let next = n + 1n;
       while (next <= head && !byNumber.has(next)) next++;
-      const derived = last && next <= head ? await derivedRun(node, last, byNumber.get(next)!, Number(next - n + 1n), fail) : undefined;
+      const derived = last && next <= head ? await derivedRun(last, byNumber.get(next)![0], Number(next - n + 1n)) : undefined;
       if (!derived) return fail(`blocks ${n} to ${next - 1n} are missing from "blocks"`);
       entries.push({ kind: 'run', count: derived.count, interval: derived.interval });
       n = next + 1n;
       last = undefined;
       continue;
     }
-    const stored = decodeBlock(node, entry.o, entry.where, infos, ext, fail);
+    let stored: StoredBlock | undefined;
+    if (found.length === 1) stored = decodeBlock(node, found[0], infos, byPosition, ext, fail);
+    else {
+      // Several blocks with this number and none with the next: the one a run of empty blocks leads on from.
+      let next = n + 1n;
+      while (next <= head && !byNumber.has(next)) next++;
+      for (const c of found) {
+        const b = decodeBlock(node, c, infos, byPosition, ext, fail);
+        if (next <= head && (await derivedRun(b, byNumber.get(next)![0], Number(next - n)))) stored = b;
+      }
+      if (!stored) return fail(`"blocks" holds ${found.length} different blocks ${n}, and none leads to the head`);
+    }
     if (last && last.number === n - 1n && !equalsBytes(stored.block.header.parentHash, last.hash)) {
-      fail(`${entry.where}: its parentHash is not the hash of block ${n - 1n} as rebuilt here (a header field this node's ${node.config.hardfork} does not know?)`);
+      fail(`${found[0].where}: its parentHash is not the hash of block ${n - 1n} as rebuilt here (a header field this node's ${node.config.hardfork} does not know?)`);
     }
     entries.push({ kind: 'block', stored });
     last = stored;
     n++;
   }
-  const headHeader = headerOf(node, objectAt(byNumber.get(head)!.o.header, 'header', fail), byNumber.get(head)!.where, fail);
+  const headHeader = byNumber.get(head)![0].header;
   const now = BigInt(Math.floor(Date.now() / 1000));
   return {
     accounts,
@@ -165,15 +188,43 @@ function chainIdOfBlocks(blocks: unknown[]): bigint | undefined {
   return undefined;
 }
 
+/**
+ * For each block number up to the head, the blocks of the chain that leads to the head: each the
+ * parent of the next. Where the next is missing (a run of empty blocks left out), every block of
+ * that number that holds mined transactions, or all of them, stay candidates.
+ */
+function chainOf(candidates: Map<bigint, Candidate[]>, head: bigint, mined: Set<string>, fail: Fail): Map<bigint, Candidate[]> {
+  const out = new Map<bigint, Candidate[]>();
+  let want: Uint8Array | undefined;
+  for (let k = head; k >= 0n; k--) {
+    const list = candidates.get(k);
+    if (!list) {
+      want = undefined;
+      continue;
+    }
+    let pick = list;
+    if (list.length > 1 && want) {
+      const parent = want;
+      pick = list.filter((c) => equalsBytes(c.hash, parent));
+      if (pick.length === 0) fail(`none of the ${list.length} blocks ${k} in "blocks" is the parent of block ${k + 1n}`);
+    } else if (list.length > 1) {
+      const withTxs = list.filter((c) => mined.has(bytesToHex(c.hash)));
+      if (withTxs.length > 0) pick = withTxs;
+    }
+    out.set(k, pick);
+    want = pick.length === 1 ? pick[0].header.parentHash : undefined;
+  }
+  return out;
+}
+
 /** A run of empty blocks after `template` ending with the document's block `end`, if it reproduces that block's hash. */
-async function derivedRun(node: DevNode, template: StoredBlock, end: { o: Json; where: string }, count: number, fail: Fail): Promise<{ count: number; interval: bigint } | undefined> {
-  const endHeader = headerOf(node, objectAt(end.o.header, 'header', fail), end.where, fail);
-  const span = endHeader.timestamp - template.block.header.timestamp;
+async function derivedRun(template: StoredBlock, end: Candidate, count: number): Promise<{ count: number; interval: bigint } | undefined> {
+  const span = end.header.timestamp - template.block.header.timestamp;
   if (template.txs.length > 0 || span < BigInt(count) || span % BigInt(count) !== 0n) return undefined;
   const interval = span / BigInt(count);
   await readyKeccak();
   const run = new EmptyRun(template.block, count, interval);
-  return equalsBytes(run.hashAt(count - 1), endHeader.hash()) ? { count, interval } : undefined;
+  return equalsBytes(run.hashAt(count - 1), end.hash) ? { count, interval } : undefined;
 }
 
 const HEADER_FIELDS: Array<[string, string, 'bytes' | 'quantity']> = [
@@ -254,8 +305,8 @@ function txOf(node: DevNode, t: unknown, where: string, ours: boolean, fail: Fai
   }
 }
 
-function decodeBlock(node: DevNode, o: Json, where: string, infos: Map<string, { info: Json; receipt: Json; blockHash: Uint8Array; where: string }>, ext: Extension | undefined, fail: Fail): StoredBlock {
-  const header = headerOf(node, objectAt(o.header, `${where}.header`, fail), where, fail);
+function decodeBlock(node: DevNode, c: Candidate, infos: Map<string, TxEntry>, byPosition: Map<string, TxEntry>, ext: Extension | undefined, fail: Fail): StoredBlock {
+  const { o, where, header } = c;
   const txsJson = o.transactions ?? [];
   if (!Array.isArray(txsJson)) return fail(`${where}.transactions must be an array`);
   const parsed = txsJson.map((t, i) => txOf(node, t, `${where}.transactions[${i}]`, ext !== undefined, fail));
@@ -272,8 +323,12 @@ function decodeBlock(node: DevNode, o: Json, where: string, infos: Map<string, {
   if (pre !== undefined) stored.preStateRoot = bytesAt(pre, `nodeRpc.preStateRoots of block ${header.number}`, fail, 32);
   let logIndex = 0;
   parsed.forEach(({ tx: raw, impersonated }, index) => {
-    const found = infos.get(`${header.number}:${index}`) ?? fail(`${where}: transaction ${index} has no entry in "transactions"`);
-    if (!equalsBytes(found.blockHash, hash)) fail(`${where}: the block hashes to ${bytesToHex(hash)} here, not ${bytesToHex(found.blockHash)} (a header field this node's ${node.config.hardfork} does not know?)`);
+    const found = infos.get(`${bytesToHex(hash)}:${index}`);
+    if (!found) {
+      const there = byPosition.get(`${header.number}:${index}`);
+      if (there) fail(`${where}: the block hashes to ${bytesToHex(hash)} here, not ${bytesToHex(there.blockHash)} (a header field this node's ${node.config.hardfork} does not know?)`);
+      return fail(`${where}: transaction ${index} has no entry in "transactions"`);
+    }
     const info = found.info;
     const txHash = bytesAt(info.transaction_hash, `${found.where}.info.transaction_hash`, fail, 32);
     const from = impersonated ?? new Address(bytesAt(info.from, `${found.where}.info.from`, fail, 20));
@@ -288,7 +343,7 @@ function decodeBlock(node: DevNode, o: Json, where: string, infos: Map<string, {
   return stored;
 }
 
-function receiptOf(node: DevNode, tx: TypedTransaction, header: BlockHeader, found: { info: Json; receipt: Json; where: string }, firstLogIndex: number, error: unknown, fail: Fail): Receipt {
+function receiptOf(node: DevNode, tx: TypedTransaction, header: BlockHeader, found: TxEntry, firstLogIndex: number, error: unknown, fail: Fail): Receipt {
   const { info, receipt: r, where } = found;
   const s = r.status;
   const status = s === '0x1' || s === true || s === 1 ? 1 : s === '0x0' || s === false || s === 0 ? 0 : fail(`${where}.receipt.status must be 0x0 or 0x1`);
