@@ -236,10 +236,11 @@ function txJson(tx: TypedTransaction, from: Address): string {
   const o: Record<string, unknown> = { type: q(tx.type) };
   const t = tx as TypedTransaction & Record<string, any>;
   // Sent by an impersonated sender: no signature (this node), or anvil's zero signature (loaded from anvil).
-  const unsigned = t.v === undefined || (t.r === 0n && t.s === 0n);
+  const unsigned = t.r === undefined || t.s === undefined || (t.r === 0n && t.s === 0n);
+  const v: bigint | undefined = t.v === undefined || t.v === 0n ? undefined : t.v;
   if (tx.type !== 0) o.chainId = q(t.chainId);
-  else if (t.v === undefined) o.chainId = q(tx.common.chainId());
-  else if (t.v >= 35n) o.chainId = q((t.v - 35n) / 2n);
+  else if (v === undefined) o.chainId = q(tx.common.chainId());
+  else if (v >= 35n) o.chainId = q((v - 35n) / 2n);
   o.nonce = q(tx.nonce);
   if (t.gasPrice !== undefined && tx.type < 2) o.gasPrice = q(t.gasPrice);
   o.gas = q(tx.gasLimit);
@@ -256,11 +257,11 @@ function txJson(tx: TypedTransaction, from: Address): string {
   }
   if (tx.type === 4) o.authorizationList = tx.toJSON().authorizationList ?? [];
   o.input = bytesToHex(tx.data);
-  o.r = t.r === undefined ? '0x0' : q(t.r);
-  o.s = t.s === undefined ? '0x0' : q(t.s);
-  if (tx.type !== 0) o.yParity = t.v === undefined ? '0x0' : q(t.v);
+  o.r = unsigned ? '0x0' : q(t.r);
+  o.s = unsigned ? '0x0' : q(t.s);
+  if (tx.type !== 0) o.yParity = unsigned ? '0x0' : q(t.v ?? 0n);
   // anvil's zero signature of an impersonated sender: parity 0 (EIP-155's v for legacy transactions).
-  o.v = t.v !== undefined ? q(t.v) : tx.type === 0 ? q(tx.common.chainId() * 2n + 35n) : '0x0';
+  o.v = v !== undefined ? q(v) : tx.type === 0 ? q(tx.common.chainId() * 2n + 35n) : '0x0';
   // An unsigned transaction's own hash (its recorded hash is the one clients were given, in the info).
   o.hash = unsigned ? bytesToHex(keccak256(tx.serialize())) : bytesToHex(tx.hash());
   return JSON.stringify({ transaction: o, impersonated_sender: unsigned ? from.toString() : null });
