@@ -5,7 +5,7 @@
  * head number, blocks, receipts, nonces, balances, code and storage.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -220,6 +220,7 @@ describe('state dumps with anvil', () => {
       const hn = await makeHistory(source);
       const blob = await source.rpc<string>('anvil_dumpState');
       assert.match(blob, /^0x1f8b/);
+      assert.equal(await source.rpc('anvil_dumpState', [false]), blob, "anvil's optional flag is accepted");
       assert.equal(await target.rpc('anvil_loadState', [blob]), true);
       const runs = JSON.parse(blobText(blob)).nodeRpc.emptyRuns;
       const outside = { ...hn, blocks: hn.blocks.filter((k) => !runs.some((r: any) => k >= Number(r.number) && k < Number(r.number) + r.count - 1)) };
@@ -228,6 +229,32 @@ describe('state dumps with anvil', () => {
       await goesOn(target, (expected as any).head);
     } finally {
       await Promise.all([source.close(), target.close()]);
+    }
+  });
+
+  test("node-rpc's periodic --state-interval file loads into anvil while node-rpc runs", async () => {
+    const file = join(tmp(), 'periodic.json');
+    const node = await startCli(['--state', file, '--state-interval', '0.2']);
+    try {
+      await sendTx(node, { to: OTHER, value: '0x77' });
+      const slot = '0x' + '0'.repeat(63) + '5';
+      await node.rpc('anvil_setStorageAt', [OTHER, '0x1', slot]);
+      const deadline = Date.now() + 10_000;
+      while (!existsSync(file) || !readFileSync(file, 'utf8').includes(`"${slot}"`)) {
+        assert.ok(Date.now() < deadline, 'no periodic write');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const anvil = await startAnvil(['--hardfork', 'prague', '--load-state', file]);
+      try {
+        assert.equal(await anvil.rpc('eth_blockNumber'), '0x1');
+        assert.equal((await anvil.rpc('eth_getBlockByNumber', ['0x1', false])).hash, (await node.rpc('eth_getBlockByNumber', ['0x1', false])).hash);
+        assert.equal(await anvil.rpc('eth_getBalance', [OTHER, 'latest']), '0x77');
+        assert.equal(await anvil.rpc('eth_getStorageAt', [OTHER, '0x1', 'latest']), slot);
+      } finally {
+        await anvil.close();
+      }
+    } finally {
+      assert.equal(await node.stop(), 0);
     }
   });
 
