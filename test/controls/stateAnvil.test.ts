@@ -12,7 +12,9 @@ import { gunzipSync } from 'node:zlib';
 import { describe, test } from 'node:test';
 import { startAnvil } from '../support/anvil.js';
 import { startCli } from '../support/cli.js';
-import { ADDRS, artifact, startTestNode } from '../support/node.js';
+import { createWalletClient, defineChain, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { ADDRS, KEYS, artifact, startTestNode } from '../support/node.js';
 import { eventsIface, storageIface } from './helpers.js';
 
 interface Rpc {
@@ -255,6 +257,57 @@ describe('state dumps with anvil', () => {
       }
     } finally {
       assert.equal(await node.stop(), 0);
+    }
+  });
+
+  test('legacy, access-list and EIP-7702 transactions keep their fields, signatures and hashes both ways', async () => {
+    const chain = defineChain({ id: 984, name: 'dev', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: ['http://127.0.0.1'] } } });
+    /** A signed legacy transfer, an access-list one, and an EIP-7702 delegation with a call; their hashes. */
+    async function typed(n: Rpc & { url: string }): Promise<string[]> {
+      const hashes: string[] = [];
+      hashes.push((await sendTx(n, { to: OTHER, value: '0x3', type: '0x0' })).transactionHash);
+      hashes.push((await sendTx(n, { to: OTHER, value: '0x4', type: '0x1', accessList: [{ address: OTHER, storageKeys: ['0x' + '0'.repeat(63) + '1'] }] } as never)).transactionHash);
+      const delegate = (await sendTx(n, { data: artifact('Delegation').bytecode })).contractAddress;
+      const eoa = privateKeyToAccount(KEYS[2]);
+      const wallet = createWalletClient({ chain, transport: http(n.url), account: eoa });
+      const authorization = await wallet.signAuthorization({ account: eoa, contractAddress: delegate, executor: 'self' });
+      hashes.push(await wallet.writeContract({ address: eoa.address, abi: artifact('Delegation').abi, functionName: 'ping', authorizationList: [authorization], account: eoa, chain }));
+      for (let i = 0; i < 100 && !(await n.rpc('eth_getTransactionReceipt', [hashes[2]])); i++) await new Promise((r) => setTimeout(r, 20));
+      return hashes;
+    }
+    async function seen(n: Rpc, hashes: string[]): Promise<unknown> {
+      const out = [];
+      for (const h of hashes) {
+        const t = await n.rpc('eth_getTransactionByHash', [h]);
+        const r = await n.rpc('eth_getTransactionReceipt', [h]);
+        const b = await n.rpc('eth_getBlockByNumber', [t.blockNumber, false]);
+        out.push({
+          hash: t.hash, type: t.type, nonce: t.nonce, v: t.v, r: t.r, s: t.s, input: t.input, accessList: t.accessList, blockHash: t.blockHash,
+          authorizationList: t.authorizationList?.map((a: any) => ({ chainId: a.chainId, address: lower(a.address), nonce: a.nonce, yParity: a.yParity, r: a.r, s: a.s })),
+          status: r.status, gasUsed: r.gasUsed, blockTransactions: b.transactions, transactionsRoot: b.transactionsRoot,
+        });
+      }
+      out.push(await n.rpc('eth_getCode', [privateKeyToAccount(KEYS[2]).address, 'latest']));
+      return out;
+    }
+    const [anvil, node] = await Promise.all([startAnvil(['--hardfork', 'prague']), startTestNode()]);
+    try {
+      const fromAnvil = await typed(anvil);
+      assert.equal(await node.rpc('anvil_loadState', [await anvil.rpc('anvil_dumpState')]), true);
+      const expected: any = await seen(anvil, fromAnvil);
+      assert.deepEqual(expected.slice(0, 3).map((t: any) => t.type), ['0x0', '0x1', '0x4']);
+      assert.match(expected.at(-1), /^0xef0100/);
+      assert.deepEqual(await seen(node, fromAnvil), expected);
+    } finally {
+      await Promise.all([anvil.close(), node.close()]);
+    }
+    const [source, target] = await Promise.all([startTestNode(), startAnvil(['--hardfork', 'prague'])]);
+    try {
+      const fromNode = await typed(source);
+      assert.equal(await target.rpc('anvil_loadState', [await source.rpc('anvil_dumpState')]), true);
+      assert.deepEqual(await seen(target, fromNode), await seen(source, fromNode));
+    } finally {
+      await Promise.all([source.close(), target.close()]);
     }
   });
 
