@@ -265,8 +265,8 @@ describe('state dumps with anvil', () => {
     /** A signed legacy transfer, an access-list one, and an EIP-7702 delegation with a call; their hashes. */
     async function typed(n: Rpc & { url: string }): Promise<string[]> {
       const hashes: string[] = [];
-      hashes.push((await sendTx(n, { to: OTHER, value: '0x3', type: '0x0' })).transactionHash);
-      hashes.push((await sendTx(n, { to: OTHER, value: '0x4', type: '0x1', accessList: [{ address: OTHER, storageKeys: ['0x' + '0'.repeat(63) + '1'] }] } as never)).transactionHash);
+      hashes.push((await sendTx(n, { to: OTHER, value: '0x3', gasPrice: '0x77359400' })).transactionHash);
+      hashes.push((await sendTx(n, { to: OTHER, value: '0x4', gasPrice: '0x77359400', accessList: [{ address: OTHER, storageKeys: ['0x' + '0'.repeat(63) + '1'] }] } as never)).transactionHash);
       const delegate = (await sendTx(n, { data: artifact('Delegation').bytecode })).contractAddress;
       const eoa = privateKeyToAccount(KEYS[2]);
       const wallet = createWalletClient({ chain, transport: http(n.url), account: eoa });
