@@ -9,7 +9,7 @@ import { bytesToHex, createAddressFromString, toChecksumAddress } from '@ethereu
 import { loadArtifacts } from '../artifacts/load.js';
 import type { Artifacts } from '../artifacts/artifacts.js';
 import { prepareStatePath, writeStateFile } from '../chain/controls/stateDisk.js';
-import { dumpState } from '../chain/controls/stateFile.js';
+import { dumpStateChunks } from '../chain/controls/stateFile.js';
 import { minedFailureStack } from '../chain/exec/minedStack.js';
 import type { DevNode } from '../chain/node.js';
 import { LATEST } from '../chain/types.js';
@@ -89,7 +89,7 @@ export async function openNode(options: NodeOptions, extras: OpenExtras = {}): P
   const provider = new Provider(booted.dispatcher, () => node.config.chainId);
   // Dumps never overlap: a periodic one in progress is awaited by the next and by close.
   let dumping: Promise<void> = Promise.resolve();
-  const dump = (path: string): Promise<void> => (dumping = dumping.then(async () => writeStateFile(path, JSON.stringify(await dumpState(node, `node-rpc/${VERSION}`)))));
+  const dump = (path: string): Promise<void> => (dumping = dumping.then(async () => writeStateFile(path, await dumpStateChunks(node, `node-rpc/${VERSION}`))));
   let periodic: NodeJS.Timeout | undefined;
   if (dumpPath !== undefined && o.stateInterval !== undefined) {
     periodic = setInterval(() => {

@@ -42,7 +42,8 @@ describe('node-rpc dev: state files and mining flags', () => {
     }
     assert.match(a.output(), new RegExp(`State written to ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     const doc = JSON.parse(readFileSync(file, 'utf8'));
-    assert.equal(doc.version, 1);
+    assert.equal(doc.nodeRpc.version, 2, "anvil's format, with this node's field");
+    assert.equal(doc.best_block_number, 1001);
 
     const b = await startCli(['--load-state', file]);
     try {

@@ -14,6 +14,9 @@ const WHALE = '0x00000000000000000000000000000000000f00d5';
 const blobText = (blob: string) => gunzipSync(Buffer.from(blob.slice(2), 'hex')).toString('utf8');
 const hexBlob = (text: string) => '0x' + Buffer.from(text).toString('hex');
 
+/** The document's blocks with fields of block i's header replaced. */
+const withHeader = (doc: any, i: number, fields: Record<string, string>) => doc.blocks.map((b: any, j: number) => (j === i ? { ...b, header: { ...b.header, ...fields } } : b));
+
 /** The live state root: keccak of the root node an account proof starts with. */
 async function liveRoot(n: TestNode): Promise<string> {
   const p = await n.rpc('eth_getProof', [ADDRS[0], [], 'latest']);
@@ -47,21 +50,33 @@ describe('state dumps', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
-  test('anvil_dumpState is gzip-compressed JSON with accounts, blocks, transactions and receipts', async () => {
+  test('anvil_dumpState is gzip-compressed JSON in anvil\'s format: accounts, blocks, transactions with receipts', async () => {
     const blob = await a.rpc<string>('anvil_dumpState');
     assert.match(blob, /^0x1f8b/);
     const doc = JSON.parse(blobText(blob));
-    assert.equal(doc.version, 1);
-    assert.equal(doc.head.number, await a.rpc('eth_blockNumber'));
-    assert.equal(doc.stateRoot, await liveRoot(a));
+    assert.deepEqual(Object.keys(doc), ['block', 'accounts', 'best_block_number', 'blocks', 'transactions', 'historical_states', 'nodeRpc']);
+    assert.equal(doc.nodeRpc.version, 2);
+    const head = await a.rpc<string>('eth_blockNumber');
+    assert.equal(doc.best_block_number, Number(head));
+    assert.equal(doc.block.number, head);
+    assert.equal(doc.nodeRpc.head.number, head);
+    assert.equal(doc.nodeRpc.stateRoot, await liveRoot(a));
     const whale = doc.accounts[WHALE];
     assert.deepEqual(whale.storage, { ['0x' + '0'.repeat(63) + '7']: '0x' + '0'.repeat(60) + '0123' });
     assert.equal(whale.code, '0x600160005500');
     assert.equal(whale.nonce, 9);
     assert.ok(Object.keys(doc.accounts[storageAt.toLowerCase()].storage).length >= 2);
-    assert.ok(doc.blocks.some((e: any) => e.emptyRun !== undefined));
-    assert.deepEqual(doc.transactions.map((t: any) => t.hash).filter((h: string) => txs.includes(h)), txs);
-    assert.equal(doc.receipts.length, doc.transactions.length);
+    // A run of empty blocks is its recipe, and its last block (anvil needs the head block).
+    assert.equal(doc.nodeRpc.emptyRuns.length, 1);
+    const run = doc.nodeRpc.emptyRuns[0];
+    assert.ok(run.count >= 99, 'anvil_mine of 100 blocks: its first is mined, the others are a run');
+    const numbers = doc.blocks.map((b: any) => Number(b.header.number));
+    assert.ok(!numbers.includes(Number(run.number)), 'blocks inside a run are not written');
+    assert.ok(numbers.includes(Number(run.number) + run.count - 1), 'the last block of a run is');
+    assert.deepEqual(doc.transactions.map((t: any) => t.info.transaction_hash).filter((h: string) => txs.includes(h)), txs);
+    assert.equal(doc.transactions.length, doc.blocks.reduce((n: number, b: any) => n + b.transactions.length, 0));
+    const impersonated = doc.blocks.flatMap((b: any) => b.transactions).filter((t: any) => t.impersonated_sender !== null);
+    assert.deepEqual(impersonated.map((t: any) => t.impersonated_sender), [WHALE]);
     assert.equal(await a.rpc('hardhat_dumpState'), blob, 'same document under both names');
   });
 
@@ -120,11 +135,15 @@ describe('state dumps', () => {
     const doc = JSON.parse(blobText(await a.rpc('anvil_dumpState')));
     const cases: Array<[string, RegExp]> = [
       [hexBlob('{"version":1,'), /not valid JSON/],
-      [hexBlob(JSON.stringify({ ...doc, version: 2 })), /unsupported state version 2: this node reads version 1/],
+      [hexBlob(JSON.stringify({ ...doc, nodeRpc: { ...doc.nodeRpc, version: 3 } })), /unsupported nodeRpc\.version 3: this node reads version 2/],
+      [hexBlob(JSON.stringify({ version: 2, accounts: {} })), /unsupported state version 2: this node reads version 1 and anvil's format/],
       [hexBlob(JSON.stringify({ accounts: {} })), /no "version" field/],
-      [hexBlob(JSON.stringify({ ...doc, chainId: '0x1' })), /chain id 1, this node runs chain id 984/],
+      [hexBlob(JSON.stringify({ ...doc, nodeRpc: { ...doc.nodeRpc, chainId: '0x1' } })), /chain id 1, this node runs chain id 984/],
+      [hexBlob(JSON.stringify({ ...doc, nodeRpc: { ...doc.nodeRpc, hardfork: 'cancun' } })), /follows cancun, this node runs bpo2 \(start it with --hardfork cancun\)/],
       [hexBlob(JSON.stringify({ ...doc, accounts: { [ADDRS[0]]: { nonce: 0, balance: 'lots' } } })), /balance must be a 0x-hex quantity/],
-      [hexBlob(JSON.stringify({ ...doc, blocks: [...doc.blocks.slice(0, 3), { ...doc.blocks[3], rlp: '0x1234' }] })), /blocks\[3\]\.rlp is not a valid block/],
+      [hexBlob(JSON.stringify({ ...doc, blocks: withHeader(doc, 3, { gasUsed: '0x1' }) })), /blocks\[3\]: the block hashes to 0x[0-9a-f]{64} here, not 0x[0-9a-f]{64}/],
+      [hexBlob(JSON.stringify({ ...doc, blocks: withHeader(doc, 3, { stateRoot: 'root' }) })), /blocks\[3\]\.header\.stateRoot must be 0x-hex bytes/],
+      [hexBlob(JSON.stringify({ ...doc, blocks: doc.blocks.slice(0, -1) })), /the head block \d+ \(best_block_number\) is not in "blocks"/],
       ['0x1f8b0000', /cannot decompress/],
     ];
     for (const [blob, message] of cases) {

@@ -31,10 +31,11 @@ export interface Anvil {
   close(): Promise<void>;
 }
 
-/** Start anvil on a free port with chain id 984 and the standard dev accounts. */
+/** Start anvil on a free port with chain id 984 (unless `args` name one) and the standard dev accounts. */
 export async function startAnvil(args: string[] = []): Promise<Anvil> {
   const port = await freePort();
-  const child: ChildProcess = spawn(anvilBinary(), ['--port', String(port), '--host', '127.0.0.1', '--chain-id', '984', '--silent', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const chainId = args.includes('--chain-id') ? [] : ['--chain-id', '984'];
+  const child: ChildProcess = spawn(anvilBinary(), ['--port', String(port), '--host', '127.0.0.1', ...chainId, '--silent', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += String(d)));
   const url = `http://127.0.0.1:${port}`;

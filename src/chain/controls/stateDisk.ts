@@ -25,16 +25,17 @@ let tempSeq = 0;
 const TEMP_RE = /\.\d+(\.\d+)?\.tmp$/;
 
 /**
- * Write `text` to `path` atomically: a temporary file next to it, flushed to disk, renamed over
+ * Write `text` (one string, or chunks written one after another) to `path` atomically: a temporary file next to it, flushed to disk, renamed over
  * the target, and the folder flushed so the rename itself survives a power cut. A crash at any
  * point leaves the previous file or the new one, never a mix.
  */
-export async function writeStateFile(path: string, text: string): Promise<void> {
+export async function writeStateFile(path: string, text: string | string[]): Promise<void> {
   const tmp = `${path}.${process.pid}.${tempSeq++}.tmp`;
   try {
     const fh = await open(tmp, 'w');
     try {
-      await fh.writeFile(text);
+      // Chunk by chunk: a large document is never copied into one more string.
+      for (const chunk of typeof text === 'string' ? [text] : text) await fh.write(chunk);
       await fh.sync();
     } finally {
       await fh.close();

@@ -1,6 +1,109 @@
-/** The state file's JSON shapes, and the checked readers its loader uses for each field. */
-import { hexToBytes } from '@ethereumjs/util';
+/** The state file's JSON shapes, what a parsed document gives, and the checked readers its loaders use for each field. */
+import { Address, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { ChainError } from '../errors.js';
+import type { PendingTx } from '../mining/block.js';
 import type { PoolTxJson } from '../pool/poolFile.js';
+import type { StoredBlock } from '../types.js';
+
+/** Version of the `nodeRpc` field this node writes in anvil's format (1 was this node's own format). */
+export const NODE_RPC_FORMAT = 2;
+
+/** What only this node keeps, in the `nodeRpc` field of a document in anvil's format (anvil ignores it). */
+export interface NodeRpcExtension {
+  version: number;
+  generator: string;
+  chainId: string;
+  hardfork: string;
+  /** Root of the dumped state (edits after the head block included). */
+  stateRoot: string;
+  /** Seconds the node's clock ran ahead of the wall clock. */
+  timeOffset: string;
+  head: { number: string; hash: string };
+  /** Runs of empty blocks: first block, count, seconds between blocks (only a run's last block is in `blocks`). */
+  emptyRuns: Array<{ number: string; count: number; interval: string }>;
+  /** State root a block was built on, by block number, when state was edited after its parent. */
+  preStateRoots: Record<string, string>;
+  /** EVM error of each failed transaction, by hash. */
+  errors: Record<string, string>;
+  /** Transactions acknowledged but not mined yet, in arrival order. */
+  pool: PoolTxJson[];
+}
+
+export interface ParsedAccount {
+  address: Address;
+  nonce: bigint;
+  balance: bigint;
+  code: Uint8Array;
+  storage: Array<[Uint8Array, Uint8Array]>;
+}
+
+export type ParsedChainEntry = { kind: 'block'; stored: StoredBlock } | { kind: 'run'; count: number; interval: bigint };
+
+export interface ParsedState {
+  accounts: ParsedAccount[];
+  /** The history, when the document has one that starts at genesis. */
+  chain?: { entries: ParsedChainEntry[]; head: bigint; timeOffset: bigint; stateRoot: Uint8Array; chainId: bigint; hardfork: string };
+  /** The pool the document was written with (it replaces the node's pool with the chain). */
+  pool?: PendingTx[];
+}
+
+/** A state document that cannot be used; `source` names where it came from. */
+export class StateError extends ChainError {
+  constructor(source: string, message: string) {
+    super(`${source}: ${message}`, undefined, -32602);
+  }
+}
+
+/** anvil's name (revm's instruction result) for how a transaction's run ended. */
+export function exitOf(status: 0 | 1, error: string | undefined, returned: boolean): string {
+  if (status === 1) return returned ? 'Return' : 'Stop';
+  return EXITS.find(([, e]) => e === error)?.[0] ?? 'Revert';
+}
+
+/** The EVM error of a failed transaction from anvil's exit name. */
+export function errorOfExit(exit: unknown): string {
+  if (typeof exit !== 'string') return 'revert';
+  if (exit.endsWith('OOG')) return 'out of gas';
+  return EXITS.find(([x]) => x === exit)?.[1] ?? exit;
+}
+
+const EXITS: Array<[string, string]> = [
+  ['Revert', 'revert'],
+  ['OutOfGas', 'out of gas'],
+  ['OutOfGas', 'code store out of gas'],
+  ['StackUnderflow', 'stack underflow'],
+  ['StackOverflow', 'stack overflow'],
+  ['InvalidJump', 'invalid JUMP'],
+  ['OpcodeNotFound', 'invalid opcode'],
+  ['InvalidFEOpcode', 'invalid opcode'],
+  ['StateChangeDuringStaticCall', 'static state change'],
+  ['CreateCollision', 'create collision'],
+  ['CreateContractSizeLimit', 'code size to deposit exceeds maximum code size'],
+  ['CreateContractStartingWithEF', 'invalid bytecode deployed'],
+  ['CreateInitCodeSizeLimit', 'initcode exceeds max initcode size'],
+];
+
+/** The `accounts` object of either format: nonce, balance, code and storage of each address. */
+export function parseAccounts(v: unknown, fail: (m: string) => never): ParsedAccount[] {
+  const accounts = objectAt(v, 'accounts', fail);
+  return Object.entries(accounts).map(([addr, a]) => {
+    const where = `accounts.${addr}`;
+    const address = new Address(bytesAt(addr, `${where} (address)`, fail, 20));
+    const o = objectAt(a, where, fail);
+    const nonce = typeof o.nonce === 'number' && Number.isSafeInteger(o.nonce) && o.nonce >= 0 ? BigInt(o.nonce) : quantityAt(o.nonce ?? '0x0', `${where}.nonce`, fail);
+    const storage = Object.entries(objectAt(o.storage ?? {}, `${where}.storage`, fail)).map(([k, val]): [Uint8Array, Uint8Array] => [
+      setLengthLeft(wordAt(k, `${where}.storage key ${k}`, fail), 32),
+      setLengthLeft(wordAt(val, `${where}.storage.${k}`, fail), 32),
+    ]);
+    return {
+      address,
+      nonce,
+      balance: quantityAt(o.balance ?? '0x0', `${where}.balance`, fail),
+      code: bytesAt(o.code ?? '0x', `${where}.code`, fail),
+      storage,
+    };
+  });
+}
 
 export interface AccountJson {
   nonce: number;
@@ -46,6 +149,7 @@ export interface ReceiptJson {
   blobGasPrice?: string;
 }
 
+/** This node's first format (version 1), still read. */
 export interface StateJson {
   version: number;
   generator: string;
@@ -72,6 +176,13 @@ export function objectAt(v: unknown, where: string, fail: (m: string) => never):
 export function quantityAt(v: unknown, where: string, fail: (m: string) => never): bigint {
   if (typeof v !== 'string' || !/^0x[0-9a-fA-F]+$/.test(v)) return fail(`${where} must be a 0x-hex quantity`);
   return BigInt(v);
+}
+
+/** A u64 as anvil writes it: a JSON number, or a 0x-hex or decimal string. */
+export function u64At(v: unknown, where: string, fail: (m: string) => never): bigint {
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
+  if (typeof v === 'string' && /^(0x[0-9a-fA-F]+|\d+)$/.test(v)) return BigInt(v);
+  return fail(`${where} must be a number`);
 }
 
 export function bytesAt(v: unknown, where: string, fail: (m: string) => never, length?: number): Uint8Array {

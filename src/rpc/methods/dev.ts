@@ -12,7 +12,7 @@ import { parseUpstreamUrl } from '../../chain/fork/client.js';
 import { Fork } from '../../chain/fork/fork.js';
 import type { DevNode } from '../../chain/node.js';
 import type { TxRequest } from '../../chain/types.js';
-import { applyState, decodeStateBlob, dumpState, encodeStateBlob, parseState } from '../../chain/controls/stateFile.js';
+import { applyState, decodeStateBlob, dumpStateText, encodeStateBlob, parseState } from '../../chain/controls/stateFile.js';
 import { formatBlock } from '../../format/block.js';
 import { addr, hex, qty } from '../../format/hex.js';
 import { address, bool, data, hash32, optional, quantity, uint64, type Codec } from '../codecs.js';
@@ -358,14 +358,17 @@ export function devMethods(node: DevNode, version: string, client: string): Meth
     }),
 
     // ------------------------------------------------------------ state dumps
-    /** The whole chain (accounts and history) as gzip-compressed JSON, 0x-hex. */
-    method('anvil_dumpState', [], async () => encodeStateBlob(await dumpState(node, `node-rpc/${version}`)), { aliases: ['hardhat_dumpState'] }),
+    /**
+     * The whole chain (accounts and history) in anvil's format, gzip-compressed JSON as 0x-hex.
+     * anvil's optional flag (keep historical states) is accepted; older states are never held here.
+     */
+    method('anvil_dumpState', [optional(bool)], async () => encodeStateBlob(await dumpStateText(node, `node-rpc/${version}`)), { aliases: ['hardhat_dumpState'] }),
     /**
      * Load a dump (gzip or plain JSON as 0x-hex; anvil's dumps give their accounts): accounts are
      * written over the live state; the history replaces the chain when it is longer.
      */
     method('anvil_loadState', [data], async (blob) => {
-      await applyState(node, parseState(node, decodeStateBlob(blob)));
+      await applyState(node, await parseState(node, decodeStateBlob(blob)));
       return true;
     }, { aliases: ['hardhat_loadState'] }),
 

@@ -1,0 +1,294 @@
+/**
+ * Writing state dumps (anvil_dumpState, --dump-state / --state files) in anvil's format.
+ *
+ * The document is anvil's `SerializableState`: `block` (the head's block environment), `accounts`
+ * (nonce, balance, code, storage), `best_block_number`, `blocks` (header and transactions as JSON),
+ * `transactions` (each mined transaction's info and receipt) and `historical_states` (null: older
+ * states are not kept). anvil loads it as it loads its own dumps. What only this node keeps rides
+ * in a `nodeRpc` field anvil ignores: the format version, chain id, hardfork, state root, clock
+ * offset, runs of empty blocks as their recipe, the state roots blocks were built on when state was
+ * edited between blocks, EVM errors of failed transactions, and the pool.
+ *
+ * A run of empty blocks is written as its recipe plus its last block (so anvil knows the head and
+ * the parent of the next block); the blocks inside a run are not written.
+ *
+ * The text is built piece by piece, with the event loop let in every few milliseconds, so a large
+ * state does not stop the node answering other requests while it is written.
+ */
+import { gzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { LeafMPTNode, nibblesToBytes, type MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import type { BlockHeader } from '@ethereumjs/block';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Address, KECCAK256_RLP, bytesToHex, createAccountFromRLP, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { ChainError } from '../errors.js';
+import { keccak256 } from '../engine/keccak.js';
+import { dumpPool } from '../pool/poolFile.js';
+import type { DevNode } from '../node.js';
+import type { MinedTx, StoredBlock } from '../types.js';
+import { NODE_RPC_FORMAT, exitOf, type NodeRpcExtension } from './stateJson.js';
+
+const q = (n: bigint | number): string => '0x' + n.toString(16);
+/** A u64 field anvil reads as a JSON number; beyond 2^53 as hex (anvil's older format accepts it). */
+const u64 = (n: bigint): number | string => (n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : q(n));
+
+/** Milliseconds of work between two yields to the event loop. */
+const SLICE_MS = 4;
+
+/** Text pieces joined into chunks of about this many characters as they come. */
+const CHUNK = 1 << 18;
+
+/**
+ * The document's text as it is built: pieces are joined into chunks of about `CHUNK` characters,
+ * and the event loop is let in once `SLICE_MS` have passed since it last was.
+ */
+class Writer {
+  readonly chunks: string[] = [];
+  private pending: string[] = [];
+  private size = 0;
+  private last = performance.now();
+
+  push(text: string): void {
+    this.pending.push(text);
+    this.size += text.length;
+    if (this.size >= CHUNK) this.cut();
+  }
+
+  async maybeYield(): Promise<void> {
+    if (performance.now() - this.last < SLICE_MS) return;
+    await new Promise((r) => setImmediate(r));
+    this.last = performance.now();
+  }
+
+  finish(): string[] {
+    this.cut();
+    return this.chunks;
+  }
+
+  private cut(): void {
+    if (this.pending.length > 0) this.chunks.push(this.pending.join(''));
+    this.pending = [];
+    this.size = 0;
+  }
+}
+
+/** The node's state and history as the text of a state document (anvil's format). */
+export async function dumpStateText(node: DevNode, generator: string): Promise<string> {
+  return (await dumpStateChunks(node, generator)).join('');
+}
+
+/** The text of a state document in chunks (written to a file one after another). */
+export async function dumpStateChunks(node: DevNode, generator: string): Promise<string[]> {
+  const out = new Writer();
+  return node.withLiveState(async (sm) => {
+    const stateRoot = await sm.getStateRoot();
+    const store = node.store;
+    const head = store.head;
+    out.push(`{"block":${JSON.stringify(blockEnv(head.block.header))},"accounts":{`);
+
+    // Accounts, sorted by address (as anvil writes them).
+    const entries: Array<[string, string]> = [];
+    for (const [hashedKey, rlpHex] of await accountLeaves(node.stateTrie, out)) {
+      await out.maybeYield();
+      const key = node.preimages.get(hashedKey);
+      if (!key || key.length !== 20) throw new ChainError(`cannot dump the state: no address is known for account key ${hashedKey}`);
+      const address = new Address(key);
+      const account = createAccountFromRLP(hexToBytes(rlpHex as `0x${string}`));
+      let storage = '';
+      if (!equalsBytes(account.storageRoot, KECCAK256_RLP)) {
+        const slots: Array<[string, string]> = [];
+        for (const [hashedSlot, valueHex] of Object.entries(await sm.dumpStorage(address))) {
+          const slot = node.preimages.get(hashedSlot);
+          if (!slot || slot.length !== 32) throw new ChainError(`cannot dump the state: no slot is known for storage key ${hashedSlot} of ${address}`);
+          const value = RLP.decode(hexToBytes(valueHex as `0x${string}`)) as Uint8Array;
+          slots.push([bytesToHex(slot), bytesToHex(setLengthLeft(value, 32))]);
+        }
+        slots.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+        storage = slots.map(([k, v]) => `"${k}":"${v}"`).join(',');
+      }
+      const code = account.isContract() ? bytesToHex(await sm.getCode(address)) : '0x';
+      const addr = address.toString();
+      entries.push([addr, `"${addr}":{"nonce":${account.nonce},"balance":"${q(account.balance)}","code":"${code}","storage":{${storage}}}`]);
+    }
+    entries.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    for (let i = 0; i < entries.length; i++) {
+      if (i % 256 === 0) await out.maybeYield();
+      out.push(i === 0 ? entries[i][1] : ',' + entries[i][1]);
+    }
+    out.push(`},"best_block_number":${u64(head.number)},"blocks":[`);
+
+    // Blocks: the real ones, and the last block of each run of empty blocks.
+    const ext: NodeRpcExtension = {
+      version: NODE_RPC_FORMAT,
+      generator,
+      chainId: q(node.config.chainId),
+      hardfork: node.config.hardfork,
+      stateRoot: bytesToHex(stateRoot),
+      timeOffset: node.clock.offset.toString(),
+      head: { number: q(head.number), hash: head.hashHex },
+      emptyRuns: [],
+      preStateRoots: {},
+      errors: {},
+      pool: dumpPool(node.pool),
+    };
+    const blocks: StoredBlock[] = [];
+    const runs = [...store.emptyRuns()];
+    const takeRun = () => {
+      const r = runs.shift()!;
+      ext.emptyRuns.push({ number: q(r.first), count: r.count, interval: q(r.interval) });
+      blocks.push(store.byNumber(r.last)!);
+    };
+    for (const b of store.realBlocks(0n, head.number)) {
+      while (runs.length > 0 && runs[0].first < b.number) takeRun();
+      blocks.push(b);
+    }
+    while (runs.length > 0) takeRun();
+    for (let i = 0; i < blocks.length; i++) {
+      await out.maybeYield();
+      const b = blocks[i];
+      if (b.preStateRoot) ext.preStateRoots[q(b.number)] = bytesToHex(b.preStateRoot);
+      out.push((i === 0 ? '' : ',') + blockJson(b));
+    }
+    out.push('],"transactions":[');
+    let first = true;
+    for (const b of blocks) {
+      await out.maybeYield();
+      for (const t of b.txs) {
+        if (t.receipt.error !== undefined) ext.errors[t.hashHex] = t.receipt.error;
+        out.push((first ? '' : ',') + minedTxJson(t, b));
+        first = false;
+      }
+    }
+    out.push(`],"historical_states":null,"nodeRpc":${JSON.stringify(ext)}}`);
+    return out.finish();
+  });
+}
+
+/** anvil_dumpState's answer: the document gzip-compressed, as 0x-hex (compressed off the main thread). */
+export async function encodeStateBlob(text: string): Promise<string> {
+  return '0x' + (await promisify(gzip)(text)).toString('hex');
+}
+
+/** Every leaf of the account trie (hashed key, RLP account), walked with pauses for other requests. */
+async function accountLeaves(trie: MerklePatriciaTrie, pacer: Writer): Promise<Array<[string, string]>> {
+  const out: Array<[string, string]> = [];
+  await trie.walkAllValueNodes(async (node, key) => {
+    if (!(node instanceof LeafMPTNode)) return;
+    out.push([bytesToHex(nibblesToBytes(Uint8Array.from([...key, ...node.key()]))), bytesToHex(node.value()!)]);
+    if (out.length % 64 === 0) await pacer.maybeYield();
+  });
+  return out;
+}
+
+/** anvil's block environment of the head block (its `block` field). */
+function blockEnv(h: BlockHeader): Record<string, unknown> {
+  const env: Record<string, unknown> = {
+    number: q(h.number),
+    beneficiary: h.coinbase.toString(),
+    timestamp: q(h.timestamp),
+    gas_limit: u64(h.gasLimit),
+    basefee: u64(h.baseFeePerGas ?? 0n),
+    difficulty: q(h.difficulty),
+    prevrandao: bytesToHex(h.mixHash),
+  };
+  if (h.excessBlobGas !== undefined) env.blob_excess_gas_and_price = { excess_blob_gas: u64(h.excessBlobGas), blob_gasprice: u64(h.getBlobGasPrice()) };
+  env.slot_num = 0;
+  return env;
+}
+
+/** A block as anvil writes it: the header's fields by their JSON-RPC names, transactions as JSON. */
+function blockJson(b: StoredBlock): string {
+  const block = b.block;
+  const h = block.header;
+  const header: Record<string, string> = {
+    parentHash: bytesToHex(h.parentHash),
+    sha3Uncles: bytesToHex(h.uncleHash),
+    miner: h.coinbase.toString(),
+    stateRoot: bytesToHex(h.stateRoot),
+    transactionsRoot: bytesToHex(h.transactionsTrie),
+    receiptsRoot: bytesToHex(h.receiptTrie),
+    logsBloom: bytesToHex(h.logsBloom),
+    difficulty: q(h.difficulty),
+    number: q(h.number),
+    gasLimit: q(h.gasLimit),
+    gasUsed: q(h.gasUsed),
+    timestamp: q(h.timestamp),
+    extraData: bytesToHex(h.extraData),
+    mixHash: bytesToHex(h.mixHash),
+    nonce: bytesToHex(h.nonce),
+  };
+  if (h.baseFeePerGas !== undefined) header.baseFeePerGas = q(h.baseFeePerGas);
+  if (h.withdrawalsRoot !== undefined) header.withdrawalsRoot = bytesToHex(h.withdrawalsRoot);
+  if (h.blobGasUsed !== undefined) header.blobGasUsed = q(h.blobGasUsed);
+  if (h.excessBlobGas !== undefined) header.excessBlobGas = q(h.excessBlobGas);
+  if (h.parentBeaconBlockRoot !== undefined) header.parentBeaconBlockRoot = bytesToHex(h.parentBeaconBlockRoot);
+  if (h.requestsHash !== undefined) header.requestsHash = bytesToHex(h.requestsHash);
+  const withdrawals = block.withdrawals === undefined ? null : block.withdrawals.map((w) => w.toJSON());
+  return `{"header":${JSON.stringify(header)},"transactions":[${b.txs.map((t) => txJson(t.tx, t.from)).join(',')}],"ommers":[],"withdrawals":${JSON.stringify(withdrawals)}}`;
+}
+
+/**
+ * A transaction as anvil writes it in a block: the transaction's fields and signature, and the
+ * sender when it was sent unsigned (impersonated), with a zero signature.
+ */
+function txJson(tx: TypedTransaction, from: Address): string {
+  const o: Record<string, unknown> = { type: q(tx.type) };
+  const t = tx as TypedTransaction & Record<string, any>;
+  // Sent by an impersonated sender: no signature (this node), or anvil's zero signature (loaded from anvil).
+  const unsigned = t.r === undefined || t.s === undefined || (t.r === 0n && t.s === 0n);
+  const v: bigint | undefined = t.v === undefined || t.v === 0n ? undefined : t.v;
+  if (tx.type !== 0) o.chainId = q(t.chainId);
+  else if (v === undefined) o.chainId = q(tx.common.chainId());
+  else if (v >= 35n) o.chainId = q((v - 35n) / 2n);
+  o.nonce = q(tx.nonce);
+  if (t.gasPrice !== undefined && tx.type < 2) o.gasPrice = q(t.gasPrice);
+  o.gas = q(tx.gasLimit);
+  if (tx.type >= 2) {
+    o.maxFeePerGas = q(t.maxFeePerGas);
+    o.maxPriorityFeePerGas = q(t.maxPriorityFeePerGas);
+  }
+  o.to = tx.to === undefined ? null : tx.to.toString();
+  o.value = q(tx.value);
+  if (tx.type >= 1) o.accessList = tx.toJSON().accessList ?? [];
+  if (tx.type === 3) {
+    o.blobVersionedHashes = t.blobVersionedHashes.map((h: Uint8Array) => bytesToHex(h));
+    o.maxFeePerBlobGas = q(t.maxFeePerBlobGas);
+  }
+  if (tx.type === 4) o.authorizationList = tx.toJSON().authorizationList ?? [];
+  o.input = bytesToHex(tx.data);
+  o.r = unsigned ? '0x0' : q(t.r);
+  o.s = unsigned ? '0x0' : q(t.s);
+  if (tx.type !== 0) o.yParity = unsigned ? '0x0' : q(t.v ?? 0n);
+  // anvil's zero signature of an impersonated sender: parity 0 (EIP-155's v for legacy transactions).
+  o.v = v !== undefined ? q(v) : tx.type === 0 ? q(tx.common.chainId() * 2n + 35n) : '0x0';
+  // An unsigned transaction's own hash (its recorded hash is the one clients were given, in the info).
+  o.hash = unsigned ? bytesToHex(keccak256(tx.serialize())) : bytesToHex(tx.hash());
+  return JSON.stringify({ transaction: o, impersonated_sender: unsigned ? from.toString() : null });
+}
+
+/** A mined transaction as anvil writes it: what the run gave (info), the receipt, where it was mined. */
+function minedTxJson(t: MinedTx, b: StoredBlock): string {
+  const r = t.receipt;
+  const created = r.contractAddress?.toString() ?? null;
+  const info = {
+    transaction_hash: t.hashHex,
+    transaction_index: t.index,
+    from: t.from.toString(),
+    to: t.tx.to === undefined ? null : t.tx.to.toString(),
+    contract_address: created,
+    traces: [],
+    exit: exitOf(r.status, r.error, created !== null || r.returnValue.length > 0),
+    out: bytesToHex(r.returnValue),
+    nonce: Number(t.tx.nonce),
+    gas_used: Number(r.gasUsed),
+  };
+  const receipt = {
+    type: q(t.tx.type),
+    status: r.status === 1 ? '0x1' : '0x0',
+    cumulativeGasUsed: q(r.cumulativeGasUsed),
+    logs: r.logs.map(([address, topics, data]) => ({ address: bytesToHex(address), topics: topics.map((x) => bytesToHex(x)), data: bytesToHex(data) })),
+    logsBloom: bytesToHex(r.bloom),
+  };
+  return JSON.stringify({ info, receipt, block_hash: b.hashHex, block_number: Number(b.number) });
+}
