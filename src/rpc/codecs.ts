@@ -148,13 +148,23 @@ export const json: Codec<unknown> = { type: 'JSON', parse: (value) => value };
 
 const TAGS = new Set<string>(['latest', 'earliest', 'pending', 'safe', 'finalized']);
 
-/** QUANTITY|TAG only (no hash object): eth_getBlockByNumber and friends. */
+/** QUANTITY|TAG as a string. */
+function numberOrTagString(value: unknown, where: string): BlockRef {
+  if (typeof value === 'string' && TAGS.has(value)) return { kind: 'tag', tag: value as BlockTag };
+  if (typeof value === 'string' && value.startsWith('0x')) return { kind: 'number', number: uint64.parse(value, where) };
+  return fail(where, `expected a block number or one of latest, earliest, pending, safe, finalized; got ${describe(value)}`);
+}
+
+/**
+ * QUANTITY|TAG only (no hash object): eth_getBlockByNumber and friends. A plain JSON integer is
+ * read as the block number too, as anvil and the hardhat node read it (`provider.send(
+ * 'eth_getBlockByNumber', [block.number, false])` with ethers passes one).
+ */
 export const blockNumberOrTag: Codec<BlockRef> = {
   type: 'block number or tag',
   parse(value, where) {
-    if (typeof value === 'string' && TAGS.has(value)) return { kind: 'tag', tag: value as BlockTag };
-    if (typeof value === 'string' && value.startsWith('0x')) return { kind: 'number', number: uint64.parse(value, where) };
-    return fail(where, `expected a block number or one of latest, earliest, pending, safe, finalized; got ${describe(value)}`);
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return { kind: 'number', number: BigInt(value) };
+    return numberOrTagString(value, where);
   },
 };
 
@@ -172,12 +182,12 @@ export const blockId: Codec<BlockRef> = {
         const requireCanonical = o.requireCanonical === undefined ? false : bool.parse(o.requireCanonical, `${where}.requireCanonical`);
         return { kind: 'hash', hash: hash32.parse(o.blockHash, `${where}.blockHash`), requireCanonical };
       }
-      if (o.blockNumber !== undefined) return blockNumberOrTag.parse(o.blockNumber, `${where}.blockNumber`);
+      if (o.blockNumber !== undefined) return numberOrTagString(o.blockNumber, `${where}.blockNumber`);
       return fail(where, 'block object needs blockHash or blockNumber');
     }
     // BlockNumberOrTagOrHash: a 66-character string is a block hash (geth and anvil read it so).
     if (typeof value === 'string' && BARE_HASH_RE.test(value)) return { kind: 'hash', hash: decodeHex(value), requireCanonical: false };
-    return blockNumberOrTag.parse(value, where);
+    return numberOrTagString(value, where);
   },
 };
 

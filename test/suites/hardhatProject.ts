@@ -140,28 +140,28 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** Spawn a server and wait until `pattern` (whose first group is the URL) shows in its output. */
-export async function startServer(cmd: string, args: string[], cwd: string, pattern: RegExp, timeoutMs = 120_000): Promise<Server> {
-  const proc = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const take = (d: Buffer) => {
-    if (out.length < 200_000) out += d.toString('utf8');
-  };
-  proc.stdout!.on('data', take);
-  proc.stderr!.on('data', take);
+/** Spawn a server that will listen on `url`, and wait until it answers `eth_chainId` there. */
+export async function startServer(cmd: string, args: string[], cwd: string, url: string, timeoutMs = 120_000): Promise<Server> {
+  const proc = spawn(cmd, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  proc.stderr!.on('data', (d: Buffer) => {
+    if (err.length < 20_000) err += d.toString('utf8');
+  });
   const exited = once(proc, 'exit');
   const deadline = Date.now() + timeoutMs;
-  let m: RegExpExecArray | null;
-  while (!(m = pattern.exec(out.replace(/\u001b\[[0-9;]*m/g, '')))) {
-    if (proc.exitCode !== null) throw new Error(`${cmd} exited early (${proc.exitCode}): ${out}`);
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`${cmd} exited early (${proc.exitCode}): ${err}`);
+    const ok = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.ok, () => false);
+    if (ok) break;
     if (Date.now() > deadline) {
       proc.kill('SIGKILL');
-      throw new Error(`${cmd} did not start: ${out}`);
+      throw new Error(`${cmd} did not answer on ${url}: ${err}`);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 200));
   }
   return {
-    url: m[1]!,
+    url,
     proc,
     stop: async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');

@@ -56,15 +56,14 @@ export function nodeRpcFlags(cfg: ProjectConfig, help: string): { flags: string[
 
 async function startTarget(target: Target, dir: string, cfg: ProjectConfig): Promise<Server | undefined> {
   if (target === 'hardhat') return undefined;
-  if (target === 'hardhat-node') {
-    const port = await freePort();
-    return startServer(join(dir, 'node_modules', '.bin', 'hardhat'), ['--config', WRAPPER, 'node', '--port', String(port)], dir, /JSON-RPC server at (http:\/\/\S+?)\/?\s/);
-  }
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  if (target === 'hardhat-node') return startServer(join(dir, 'node_modules', '.bin', 'hardhat'), ['--config', WRAPPER, 'node', '--port', String(port)], dir, url);
   const help = spawnSync(process.execPath, [BIN, 'dev', '--help'], { encoding: 'utf8' }).stdout;
   const { flags, notes } = nodeRpcFlags(cfg, help);
   for (const n of notes) console.log(`note: ${n}`);
   console.log(`node-rpc dev ${flags.join(' ')}`);
-  return startServer(process.execPath, [BIN, 'dev', '--port', '0', ...flags], dir, /Listening on (http:\/\/\S+)/);
+  return startServer(process.execPath, [BIN, 'dev', '--port', String(port), ...flags], dir, url);
 }
 
 function resultsFile(dir: string, target: Target, subset: boolean): string {
