@@ -13,3 +13,6 @@ export class ChainError extends Error {
 
 /** Execution reverted: message is `execution reverted[: reason]`, data the raw revert bytes. */
 export class RevertError extends ChainError {}
+
+/** A transaction that was mined but failed, reported to its sender (MiningSettings.throwOnFailures); data: its revert bytes. */
+export class TxFailedError extends ChainError {}

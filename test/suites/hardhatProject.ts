@@ -37,6 +37,7 @@ task('node-rpc:config', 'print what the suite runner needs to know of this confi
     blockGasLimit: String(h.blockGasLimit),
     accounts: Array.isArray(h.accounts) ? h.accounts.length : h.accounts.count,
     chainId: h.chainId,
+    throwOnTransactionFailures: h.throwOnTransactionFailures,
   }));
 });
 
@@ -96,6 +97,7 @@ export interface ProjectConfig {
   blockGasLimit: string;
   accounts: number;
   chainId: number;
+  throwOnTransactionFailures?: boolean;
 }
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): void {

@@ -50,6 +50,10 @@ export function nodeRpcFlags(cfg: ProjectConfig, help: string): { flags: string[
     if (help.includes('--disable-code-size-limit')) flags.push('--disable-code-size-limit');
     else notes.push('node-rpc has no --disable-code-size-limit: contracts over 24 KiB fail to deploy');
   }
+  if (cfg.throwOnTransactionFailures) {
+    if (help.includes('--throw-on-transaction-failures')) flags.push('--throw-on-transaction-failures');
+    else notes.push('node-rpc has no --throw-on-transaction-failures: a failed transaction is answered with its hash');
+  }
   if (cfg.initialBaseFeePerGas !== null) flags.push('--base-fee', cfg.initialBaseFeePerGas);
   return { flags, notes };
 }
