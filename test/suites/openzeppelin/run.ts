@@ -115,6 +115,7 @@ async function main(): Promise<void> {
   if (ours.length && base) {
     const { failed, missing } = regressions(base, ours);
     console.log(`\npassed on ${baseName}, failed on node-rpc: ${failed.length}`);
+    if (failed.length) console.log(failureReport(failed).join('\n'));
     for (const t of failed) console.log(`  ${t.file} :: ${t.title}\n      ${(t.error ?? '').split('\n')[0]!.slice(0, 200)}`);
     if (!subset) {
       console.log(`passed on ${baseName}, not run on node-rpc (a hook failed before them): ${missing.length}`);
