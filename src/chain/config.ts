@@ -17,6 +17,12 @@ export interface ChainConfig {
   timestamp?: bigint;
   /** Accounts the live state's account and storage caches each hold (default 100,000). */
   stateCacheSize?: number;
+  /**
+   * Most bytes of runtime code a contract may deploy (EIP-170, anvil's --code-size-limit); init
+   * code may be twice as long (EIP-3860), as in anvil. Undefined: the hardfork's limits (24,576
+   * and 49,152 bytes); Infinity: no limit (--disable-code-size-limit).
+   */
+  codeSizeLimit?: number;
 }
 
 export const HARDFORKS = ['shanghai', 'cancun', 'prague'] as const;

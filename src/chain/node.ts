@@ -31,6 +31,8 @@ import { FilterRegistry } from './logs/filters.js';
 import type { ChainFeed, NodeEvents } from './feed.js';
 import type { BlockSettings, NodeParts } from './parts.js';
 import { Mining } from './mining/mining.js';
+import { PendingBlock } from './mining/pending.js';
+import { estimateGas } from './exec/estimate.js';
 import { Intake } from './pool/intake.js';
 import { History } from './controls/history.js';
 import { Controls, type MiningSettings } from './controls/settings.js';
@@ -45,7 +47,7 @@ import { writeForkGenesis, writeGenesis } from './genesis.js';
 import { openAt, stateOf } from './stateAt.js';
 import { ForkLink, type NodeStateManager } from './fork/state.js';
 import { withPrefetch } from './fork/prefetch.js';
-import { LATEST, type BlockRef, type MinedTx, type StateOverrides, type StoredBlock, type TxRequest } from './types.js';
+import { LATEST, isPending, type BlockRef, type MinedTx, type StateOverrides, type StoredBlock, type TxRequest } from './types.js';
 
 export class DevNode implements ChainFeed, NodeParts {
   readonly events = new EventEmitter<NodeEvents>();
@@ -101,6 +103,8 @@ export class DevNode implements ChainFeed, NodeParts {
   readonly history = new History(this, this.miner, this.intake);
   /** Test controls over time and the next blocks' settings. */
   readonly controls = new Controls(this, this.miner);
+  /** The block mined next, which calls at `pending` run in. */
+  readonly pending = new PendingBlock(this, this.miner);
 
   private constructor(
     readonly config: ChainConfig,
@@ -125,7 +129,7 @@ export class DevNode implements ChainFeed, NodeParts {
 
   /** A fresh chain; with `fork`, one continuing from the fork block (see src/chain/fork). */
   static async create(config: ChainConfig, fork?: Fork): Promise<DevNode> {
-    const common = makeCommon(config.chainId, config.hardfork);
+    const common = makeCommon(config.chainId, config.hardfork, config.codeSizeLimit);
     const accounts = deriveAccounts(config.mnemonic, config.derivationPath, config.accounts);
     const link = new ForkLink(fork);
     const store = new BlockStore();
@@ -232,20 +236,26 @@ export class DevNode implements ChainFeed, NodeParts {
     return next?.preStateRoot ?? at.block.header.stateRoot;
   }
 
-  /** Run `fn` with a VM whose state is that of block `ref`; effects must be discarded by `fn`. */
-  private withVm<T>(ref: BlockRef, fn: (vm: VM, at: StoredBlock) => Promise<T>): Promise<T> {
-    return this.atBlock(ref, () => this.vm, (at) => this.vmAt(this.stateRootOf(at), at), fn);
+  /**
+   * Run `fn` with a VM whose state is that of block `ref`, in the block a call at `ref` runs in
+   * (the pending block for `pending`); effects must be discarded by `fn`.
+   */
+  private withVm<T>(ref: BlockRef, fn: (vm: VM, block: Block) => Promise<T>): Promise<T> {
+    if (isPending(ref)) return this.pending.run(fn);
+    return this.atBlock(ref, () => this.vm, (at) => this.vmAt(this.stateRootOf(at), at), (vm, at) => fn(vm, at.block));
   }
 
   /**
    * A private VM copy holding the state of block `ref` (for the head, the live state including
-   * edits made since it was mined); nothing done on it reaches the chain.
+   * edits made since it was mined; for `pending`, the pending block's), and the block a call at
+   * `ref` runs in; nothing done on it reaches the chain.
    */
-  async vmFor(ref: BlockRef): Promise<{ vm: VM; at: StoredBlock }> {
+  async vmFor(ref: BlockRef): Promise<{ vm: VM; at: StoredBlock; block: Block }> {
+    if (isPending(ref)) return this.pending.vm((root, at) => this.vmAt(root, at));
     const at = this.requireBlock(ref);
     let root = this.stateRootOf(at);
     if (at === this.store.head) root = await this.lock.run(async () => (at === this.store.head ? this.state.getStateRoot() : this.stateRootOf(at)));
-    return { vm: await this.vmAt(root, at), at };
+    return { vm: await this.vmAt(root, at), at, block: at.block };
   }
 
   /** A private VM copy opened at `stateRoot`, a state of block `at` (replays, traces); the live state is untouched. */
@@ -337,37 +347,29 @@ export class DevNode implements ChainFeed, NodeParts {
       const out = await callOnWorker(this, this.callWorkers, req, ref);
       if (out !== undefined) return out;
     }
-    return this.withVm(ref, (vm, at) =>
-      withTimeout(vm.evm, this.callBounds.timeoutMs, () => exec.call(vm, this.callBlock(at.block, req), this.capped(req, at.block), overrides)),
+    return this.withVm(ref, (vm, block) =>
+      withTimeout(vm.evm, this.callBounds.timeoutMs, () => exec.call(vm, this.callBlock(block, req), this.capped(req, block), overrides)),
     );
   }
 
   async estimateGas(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<bigint> {
-    return this.withVm(ref, (vm, at) => {
-      const limit = at.block.header.gasLimit;
+    return this.withVm(ref, (vm, block) => {
+      const limit = block.header.gasLimit;
       const cap = gasCapAt(this.callBounds, limit);
-      return withTimeout(vm.evm, this.callBounds.timeoutMs, () =>
-        exec.estimateGas(vm, this.callBlock(at.block, req), capGas(req, cap, limit), cap < limit ? cap : limit, overrides),
-      );
+      return withTimeout(vm.evm, this.callBounds.timeoutMs, () => estimateGas(vm, this.callBlock(block, req), capGas(req, cap, limit), cap < limit ? cap : limit, overrides));
     });
   }
 
   async createAccessList(req: TxRequest, ref: BlockRef): Promise<exec.AccessListResult> {
-    return this.withVm(ref, (vm, at) =>
-      withTimeout(vm.evm, this.callBounds.timeoutMs, () => exec.createAccessList(vm, this.callBlock(at.block, req), this.capped(req, at.block), this.precompiles)),
+    return this.withVm(ref, (vm, block) =>
+      withTimeout(vm.evm, this.callBounds.timeoutMs, () => exec.createAccessList(vm, this.callBlock(block, req), this.capped(req, block), this.precompiles)),
     );
   }
 
   /** eth_simulateV1: blocks of calls on a private copy of the state at `ref`; nothing reaches the chain. */
   async simulate(specs: SimBlockSpec[], opts: SimOptions, ref: BlockRef): Promise<SimBlock[]> {
-    const { vm, at } = await this.vmFor(ref);
-    return withTimeout(vm.evm, this.callBounds.timeoutMs, () => simulate(vm, at.block, specs, opts));
-  }
-
-  /** The state root calls at `at` read: the live one at the head (edits since it was mined included); undefined if `at` stopped being the head. */
-  async callRoot(at: StoredBlock): Promise<Uint8Array | undefined> {
-    if (at !== this.store.head) return this.stateRootOf(at);
-    return this.lock.run(async () => (at === this.store.head ? this.state.getStateRoot() : undefined));
+    const { vm, block } = await this.vmFor(ref);
+    return withTimeout(vm.evm, this.callBounds.timeoutMs, () => simulate(vm, block, specs, opts));
   }
 
   /** `req` as a call at `block` runs it: its gas (the block's gas limit when it names none) within the RPC gas cap. */
@@ -423,7 +425,7 @@ export class DevNode implements ChainFeed, NodeParts {
   async setChainId(chainId: bigint): Promise<void> {
     await this.lock.run(async () => {
       this.config.chainId = chainId;
-      this.common = makeCommon(chainId, this.config.hardfork);
+      this.common = makeCommon(chainId, this.config.hardfork, this.config.codeSizeLimit);
       this.vm = await createVM({ common: this.common, stateManager: this.state, blockchain: this.vm.blockchain, setHardfork: false });
     });
   }

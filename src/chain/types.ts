@@ -53,6 +53,12 @@ export type BlockRef =
   | { kind: 'hash'; hash: Uint8Array; requireCanonical: boolean };
 
 export const LATEST: BlockRef = { kind: 'tag', tag: 'latest' };
+export const PENDING: BlockRef = { kind: 'tag', tag: 'pending' };
+
+/** Whether `ref` names the pending block (the one mined next). */
+export function isPending(ref: BlockRef): boolean {
+  return ref.kind === 'tag' && ref.tag === 'pending';
+}
 
 /** A transaction or call as a caller describes it (eth_call, eth_sendTransaction, ...). */
 export interface TxRequest {

@@ -61,6 +61,7 @@ export function banner(node: DevNode, server: RpcServer, version: string, shared
       `Genesis:         ${node.head.hashHex} at ${node.head.block.header.timestamp}`,
     );
   }
+  if (c.codeSizeLimit !== undefined) lines.push(`Code size limit: ${Number.isFinite(c.codeSizeLimit) ? `${c.codeSizeLimit} bytes (init code ${2 * c.codeSizeLimit})` : 'none'}`);
   lines.push('', `Listening on ${chalk.green(server.url)} and ${chalk.green(server.wsUrl)}`, '');
   return lines.join('\n');
 }

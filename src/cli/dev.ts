@@ -30,6 +30,8 @@ interface DevFlags {
   baseFee?: bigint;
   gasPrice?: bigint;
   hardfork: SupportedHardfork;
+  codeSizeLimit?: number;
+  disableCodeSizeLimit?: boolean;
   silent?: boolean;
   maxLogs: number;
   maxTraceSteps: number;
@@ -94,6 +96,8 @@ export function devCommand(program: Command): void {
     .option('--block-base-fee-per-gas <wei>', 'alias of --base-fee', bigUint('base fee'))
     .option('--gas-price <wei>', 'floor for eth_gasPrice, in wei (default: 7000000000)', bigUint('gas price'))
     .option('--hardfork <name>', 'hardfork rules: shanghai, cancun or prague', hardfork, d.hardfork)
+    .option('--code-size-limit <bytes>', 'most bytes of code a contract may deploy (EIP-170, default 24576); init code may be twice as long (EIP-3860)', intIn(0, Number.MAX_SAFE_INTEGER, 'code size limit'))
+    .option('--disable-code-size-limit', 'no limit on the size of deployed code or of init code (hardhat\'s allowUnlimitedContractSize)')
     .option('--max-logs <n>', 'most logs one eth_getLogs / eth_getFilterLogs may return; more is error -32005 naming a narrower range that fits', intIn(1, Number.MAX_SAFE_INTEGER, 'max logs'), DEFAULT_MAX_LOGS)
     .option('--max-trace-steps <n>', 'most struct-log steps one debug_trace* may record (bounds its memory); more is error -32005 (0 = no cap)', intIn(0, Number.MAX_SAFE_INTEGER, 'max trace steps'), DEFAULT_MAX_TRACE_STEPS)
     .option('--rpc-gas-cap <gas>', 'most gas one eth_call / eth_estimateGas / eth_createAccessList / debug_traceCall may use; more is lowered to it (default: 50000000 or the block gas limit, whichever is larger)', bigUint('rpc gas cap', 21_000n))
@@ -125,6 +129,10 @@ export function devCommand(program: Command): void {
         process.stderr.write(`error: --${forkOnly.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} needs --fork-url\n`);
         process.exit(1);
       }
+      if (flags.codeSizeLimit !== undefined && flags.disableCodeSizeLimit === true) {
+        process.stderr.write('error: --code-size-limit and --disable-code-size-limit cannot be used together\n');
+        process.exit(1);
+      }
       const chain: Partial<ChainConfig> = {
         chainId: BigInt(flags.chainId),
         accounts: flags.accounts,
@@ -135,6 +143,7 @@ export function devCommand(program: Command): void {
         baseFee: flags.baseFee ?? flags.blockBaseFeePerGas ?? d.baseFee,
         gasPriceFloor: flags.gasPrice ?? d.gasPriceFloor,
         hardfork: flags.hardfork,
+        codeSizeLimit: flags.disableCodeSizeLimit === true ? Number.POSITIVE_INFINITY : flags.codeSizeLimit,
       };
       // A fork takes the upstream's chain id and block gas limit unless they are given.
       if (flags.forkUrl !== undefined) {

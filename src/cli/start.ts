@@ -85,7 +85,7 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
   if (options.filterTimeoutMs !== undefined) node.filters.timeoutMs = options.filterTimeoutMs;
   if (options.calls?.gasCap !== undefined) node.callBounds.gasCap = options.calls.gasCap;
   if (options.calls?.timeoutMs !== undefined) node.callBounds.timeoutMs = options.calls.timeoutMs;
-  if (options.callWorkers) node.callWorkers = new CallWorkers(node.trieNodes, options.callWorkers, () => ({ chainId: node.config.chainId, hardfork: node.config.hardfork }));
+  if (options.callWorkers) node.callWorkers = new CallWorkers(node.trieNodes, options.callWorkers, () => ({ chainId: node.config.chainId, hardfork: node.config.hardfork, codeSizeLimit: node.config.codeSizeLimit }));
   let loaded: LoadResult | undefined;
   if (options.loadState !== undefined) {
     try {

@@ -148,23 +148,20 @@ export const json: Codec<unknown> = { type: 'JSON', parse: (value) => value };
 
 const TAGS = new Set<string>(['latest', 'earliest', 'pending', 'safe', 'finalized']);
 
-/** QUANTITY|TAG as a string. */
-function numberOrTagString(value: unknown, where: string): BlockRef {
-  if (typeof value === 'string' && TAGS.has(value)) return { kind: 'tag', tag: value as BlockTag };
-  if (typeof value === 'string' && value.startsWith('0x')) return { kind: 'number', number: uint64.parse(value, where) };
-  return fail(where, `expected a block number or one of latest, earliest, pending, safe, finalized; got ${describe(value)}`);
-}
-
 /**
- * QUANTITY|TAG only (no hash object): eth_getBlockByNumber and friends. A plain JSON integer is
- * read as the block number too, as anvil and the hardhat node read it (`provider.send(
- * 'eth_getBlockByNumber', [block.number, false])` with ethers passes one).
+ * QUANTITY|TAG only (no hash object): eth_getBlockByNumber and friends. A block number may also
+ * be a plain JSON integer (`1`), as anvil and the hardhat network take it.
  */
 export const blockNumberOrTag: Codec<BlockRef> = {
   type: 'block number or tag',
   parse(value, where) {
-    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return { kind: 'number', number: BigInt(value) };
-    return numberOrTagString(value, where);
+    if (typeof value === 'string' && TAGS.has(value)) return { kind: 'tag', tag: value as BlockTag };
+    if (typeof value === 'string' && value.startsWith('0x')) return { kind: 'number', number: uint64.parse(value, where) };
+    if (typeof value === 'number') {
+      if (!Number.isSafeInteger(value) || value < 0) return fail(where, `a block number must be a non-negative integer below 2^53 (or a hex QUANTITY), got ${value}`);
+      return { kind: 'number', number: BigInt(value) };
+    }
+    return fail(where, `expected a block number or one of latest, earliest, pending, safe, finalized; got ${describe(value)}`);
   },
 };
 
@@ -182,12 +179,12 @@ export const blockId: Codec<BlockRef> = {
         const requireCanonical = o.requireCanonical === undefined ? false : bool.parse(o.requireCanonical, `${where}.requireCanonical`);
         return { kind: 'hash', hash: hash32.parse(o.blockHash, `${where}.blockHash`), requireCanonical };
       }
-      if (o.blockNumber !== undefined) return numberOrTagString(o.blockNumber, `${where}.blockNumber`);
+      if (o.blockNumber !== undefined) return blockNumberOrTag.parse(o.blockNumber, `${where}.blockNumber`);
       return fail(where, 'block object needs blockHash or blockNumber');
     }
     // BlockNumberOrTagOrHash: a 66-character string is a block hash (geth and anvil read it so).
     if (typeof value === 'string' && BARE_HASH_RE.test(value)) return { kind: 'hash', hash: decodeHex(value), requireCanonical: false };
-    return numberOrTagString(value, where);
+    return blockNumberOrTag.parse(value, where);
   },
 };
 

@@ -185,15 +185,15 @@ export async function traceCall(node: DevNode, req: TxRequest, at: BlockRef | St
     const block = callBlock(node, stored.block, req, c.block);
     return traceCallOn(replay.vm, block, node.capped(req, block), c.state, c.config);
   }
-  const { vm, at: base } = await node.vmFor(at as BlockRef);
-  const block = callBlock(node, base.block, req, c.block);
+  const { vm, block: base } = await node.vmFor(at as BlockRef);
+  const block = callBlock(node, base, req, c.block);
   return traceCallOn(vm, block, node.capped(req, block), c.state, c.config);
 }
 
 /** Trace a call at a block's state, without overrides (trace_call). */
 export async function traceCallAt(node: DevNode, req: TxRequest, ref: BlockRef, config: TraceConfig): Promise<unknown> {
-  const { vm, at } = await node.vmFor(ref);
-  const block = callBlock(node, at.block, req, undefined);
+  const { vm, block: base } = await node.vmFor(ref);
+  const block = callBlock(node, base, req, undefined);
   return traceCallOn(vm, block, node.capped(req, block), undefined, config);
 }
 

@@ -30,10 +30,10 @@ describe('a Hardhat 2 project against node-rpc', () => {
   });
   after(async () => node?.stop());
 
-  test('its tests pass: loadFixture, time, mine, setBalance, impersonation, setStorageAt, snapshots, chai matchers after cheats', async () => {
+  test('its tests pass: loadFixture, time, mine, setBalance, impersonation, setStorageAt, snapshots, chai matchers after cheats, a time-gated call estimated in the next block', async () => {
     const r = await hardhatTest(node.url);
     assert.equal(r.code, 0, r.out);
-    assert.match(r.out, /8 passing/, r.out);
+    assert.match(r.out, /9 passing/, r.out);
     assert.doesNotMatch(r.out, /failing/);
   });
 

@@ -17,13 +17,18 @@ export class Clock {
 
   /** Timestamp for a block on top of a parent with `parentTs`; never goes backwards. */
   next(parentTs: bigint): bigint {
+    const t = this.peek(parentTs);
     if (this.nextTimestamp !== undefined) {
-      const t = this.nextTimestamp;
       this.nextTimestamp = undefined;
       // Keep the wall clock in step, so later blocks continue from the chosen time.
       this.offset = t - this.wall();
-      return t;
     }
+    return t;
+  }
+
+  /** The timestamp `next` would give a block mined now on that parent, without using it up (the pending block's). */
+  peek(parentTs: bigint): bigint {
+    if (this.nextTimestamp !== undefined) return this.nextTimestamp;
     if (this.interval !== undefined) return parentTs + this.interval;
     const now = this.now();
     return now > parentTs ? now : parentTs + 1n;

@@ -27,8 +27,13 @@ function sha256(bytes: Uint8Array): Uint8Array {
   return new Uint8Array(digest.buffer, digest.byteOffset, digest.length);
 }
 
-export function makeCommon(chainId: bigint, hardfork: SupportedHardfork): Common {
+/**
+ * The chain's rules. With `codeSizeLimit` (bytes; Infinity: none) contracts may deploy that much
+ * runtime code and twice as much init code, in place of EIP-170's and EIP-3860's limits.
+ */
+export function makeCommon(chainId: bigint, hardfork: SupportedHardfork, codeSizeLimit?: number): Common {
   const common = createCustomCommon({ chainId: Number(chainId), name: 'node-rpc' }, Mainnet, { hardfork, customCrypto: { ecrecover, ecsign, keccak256, sha256, kzg: lazyKzg } });
+  if (codeSizeLimit !== undefined) limitCodeSize(common, codeSizeLimit);
   const merged = new WeakSet<object>();
   const update = Common.prototype.updateParams;
   // An own property, so Common.copy() (Object.assign) carries it to every copy.
@@ -49,4 +54,25 @@ export function makeCommon(chainId: bigint, hardfork: SupportedHardfork): Common
   createBlockHeader({}, { common });
   for (const type of [0, 1, 2]) createTx({ type, chainId: type > 0 ? chainId : undefined } as never, { common });
   return common;
+}
+
+/** Past any code a transaction or a frame could carry: no limit in effect. */
+const NO_LIMIT = 1n << 64n;
+
+/**
+ * Replace the code size limits `common` reports. The EVM (CREATE, CREATE2, creation transactions)
+ * and transaction construction (EIP-3860's check of a creation transaction's data) read both
+ * limits from the Common's parameters, so every path that executes or builds a transaction under
+ * these rules (mined blocks, calls, estimates, traces, call workers, forks) gets them. An own
+ * property, so Common.copy() (Object.assign) carries it, as `updateParams` above.
+ */
+function limitCodeSize(common: Common, limit: number): void {
+  const code = Number.isFinite(limit) ? BigInt(limit) : NO_LIMIT;
+  const initCode = Number.isFinite(limit) ? 2n * code : NO_LIMIT;
+  const param = Common.prototype.param;
+  common.param = function (this: Common, name: string): bigint {
+    if (name === 'maxCodeSize') return code;
+    if (name === 'maxInitCodeSize') return initCode;
+    return param.call(this, name);
+  };
 }

@@ -1,6 +1,6 @@
 /**
- * Message execution on a VM without keeping its effects: eth_call, eth_estimateGas,
- * eth_createAccessList. The caller holds the VM exclusively for the duration.
+ * Message execution on a VM without keeping its effects: eth_call, eth_createAccessList (and the
+ * runs of eth_estimateGas, estimate.ts). The caller holds the VM exclusively for the duration.
  */
 import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
@@ -8,7 +8,7 @@ import { Account, Address, bytesToHex, type PrefixedHexString } from '@ethereumj
 import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ChainError, RevertError } from '../errors.js';
 import { NodeStateManager } from '../fork/state.js';
-import { TxRejected, engineRejection, feesOf, runChecked } from './rejections.js';
+import { engineRejection, feesOf, runChecked } from './rejections.js';
 import { leanCall } from './lean.js';
 import { withFakeSender } from './request.js';
 import { revertMessage } from './revertData.js';
@@ -99,48 +99,6 @@ export async function call(vm: VM, block: Block, req: TxRequest, overrides?: Sta
 export function executionError(error: string, returnValue: Uint8Array): ChainError {
   if (error === 'revert') return new RevertError(revertMessage(returnValue), returnValue);
   return new ChainError(error);
-}
-
-/**
- * eth_estimateGas: the smallest gas limit with which the request succeeds, found by binary search
- * (exact, so contracts that check gasleft() and the 63/64 rule are honoured).
- */
-export async function estimateGas(
-  vm: VM,
-  block: Block,
-  req: TxRequest,
-  cap: bigint,
-  overrides?: StateOverrides,
-): Promise<bigint> {
-  const prepare = () => applyOverrides(vm, overrides);
-  const attempt = async (gas: bigint): Promise<CallOutcome | undefined> => {
-    try {
-      return await runDiscarded(vm, block, { ...req, gas }, { prepare });
-    } catch (err) {
-      if (err instanceof TxRejected && (err.kind === 'intrinsic-gas' || err.kind === 'floor-data-gas')) return undefined;
-      throw rethrow(err);
-    }
-  };
-  let hi = req.gas ?? cap;
-  const first = await attempt(hi);
-  if (first === undefined) throw new ChainError(`gas required exceeds allowance (${hi})`);
-  if (first.error) {
-    if (first.error === 'revert') throw executionError(first.error, first.result.execResult.returnValue);
-    throw new ChainError(first.error === 'out of gas' ? `gas required exceeds allowance (${hi})` : first.error);
-  }
-  const ok = (o: CallOutcome | undefined) => o !== undefined && o.error === undefined;
-  let lo = first.result.totalGasSpent - 1n;
-  const optimistic = ((first.result.totalGasSpent + first.result.gasRefund + 2300n) * 64n) / 63n;
-  if (optimistic < hi) {
-    if (ok(await attempt(optimistic))) hi = optimistic;
-    else lo = optimistic;
-  }
-  while (lo + 1n < hi) {
-    const mid = (lo + hi) / 2n;
-    if (ok(await attempt(mid))) hi = mid;
-    else lo = mid;
-  }
-  return hi;
 }
 
 export interface AccessListResult {

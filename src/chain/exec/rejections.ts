@@ -7,6 +7,7 @@
  * after these checks is kind `engine`: reported with its first line, never interpreted.
  */
 import type { BlockHeader } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
 import { Capability, getCalldataFloorGas, isBlob4844Tx, type TypedTransaction } from '@ethereumjs/tx';
 import type { Address } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
@@ -86,6 +87,17 @@ export async function rejectionOf(vm: VM, tx: TypedTransaction, from: Address, c
     return new TxRejected(tx.nonce < nonce ? 'nonce-too-low' : 'nonce-too-high', `nonce too ${tx.nonce < nonce ? 'low' : 'high'}: address ${who}, tx: ${tx.nonce} state: ${nonce}`);
   }
   return undefined;
+}
+
+/**
+ * EIP-3860: a creation transaction's data (its init code) within the rules' limit (twice the code
+ * size limit; see ChainConfig.codeSizeLimit). Checked before ethereumjs builds the transaction,
+ * which would refuse it with an error of no kind; the message is geth's.
+ */
+export function checkInitCodeSize(common: Common, to: unknown, data: Uint8Array | undefined): void {
+  if (to !== undefined || data === undefined || !common.isActivatedEIP(3860)) return;
+  const limit = common.param('maxInitCodeSize');
+  if (BigInt(data.length) > limit) throw new ChainError(`max initcode size exceeded: code size ${data.length}, limit ${limit}`);
 }
 
 /** Anything else ethereumjs throws for a transaction: kind `engine`, its first line as the message. */

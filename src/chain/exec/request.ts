@@ -4,6 +4,7 @@ import { createTx, TransactionType, type TypedTransaction } from '@ethereumjs/tx
 import { concatBytes, type Address } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { TxRequest } from '../types.js';
+import { checkInitCodeSize } from './rejections.js';
 
 /** Pick the transaction type a request describes, as geth does. */
 export function requestType(req: TxRequest): number {
@@ -16,6 +17,7 @@ export function requestType(req: TxRequest): number {
 
 /** Build an unsigned transaction from a fully filled request. */
 export function unsignedTx(req: TxRequest, common: Common, freeze = true): TypedTransaction {
+  checkInitCodeSize(common, req.to, req.data);
   const type = requestType(req);
   const accessList = req.accessList?.map((e) => ({ address: e.address.toString(), storageKeys: e.storageKeys.map(hex) }));
   return createTx(

@@ -65,6 +65,14 @@ export class Mining {
   }
 
   private async minePool(): Promise<StoredBlock> {
+    const picked = await this.nextBlockTxs();
+    for (const p of picked) this.n.pool.remove(p.hashHex);
+    return this.mine(picked, false);
+  }
+
+  /** The pool's transactions the next block would take, in its order; the pool is left as it is (caller holds the lock). */
+  async nextBlockTxs(): Promise<PendingTx[]> {
+    if (this.n.pool.size === 0) return [];
     const nonces = await this.senderNonces();
     const baseFee = this.n.pendingBaseFee();
     const picked: PendingTx[] = [];
@@ -80,8 +88,7 @@ export class Mining {
       gas += p.tx.gasLimit;
       picked.push(p);
     }
-    for (const p of picked) this.n.pool.remove(p.hashHex);
-    return this.mine(picked, false);
+    return picked;
   }
 
   /** The pool split into pending and queued per sender, against the live state's nonces. */

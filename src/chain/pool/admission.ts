@@ -4,6 +4,7 @@ import { Capability, TransactionType, createTxFromRLP, type TypedTransaction } f
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToBigInt, type Address } from '@ethereumjs/util';
 import { ChainError } from '../errors.js';
+import { checkInitCodeSize } from '../exec/rejections.js';
 
 const TYPED = new Set<number>([TransactionType.AccessListEIP2930, TransactionType.FeeMarketEIP1559, TransactionType.BlobEIP4844, TransactionType.EOACodeEIP7702]);
 
@@ -39,11 +40,15 @@ export function decodeRawTx(raw: Uint8Array, common: Common): TypedTransaction {
     throw new ChainError('invalid transaction: rlp: not a transaction');
   }
   if (chainId !== undefined && chainId !== common.chainId()) throw new ChainError('invalid chain id for signer');
+  let tx: TypedTransaction;
   try {
-    return createTxFromRLP(raw, { common });
+    // The init code size is checked below, so its refusal is told as such.
+    tx = createTxFromRLP(raw, { common, allowUnlimitedInitCodeSize: true });
   } catch (err) {
     throw new ChainError(`invalid transaction: ${firstLine(err instanceof Error ? err.message : String(err))}`);
   }
+  checkInitCodeSize(common, tx.to, tx.data);
+  return tx;
 }
 
 /** Recover and return the signer once; a bad signature is a clear error. */

@@ -12,7 +12,7 @@ import { unsignedTx, withFakeSender } from '../exec/request.js';
 import type { Mining } from '../mining/mining.js';
 import type { PendingTx } from '../mining/block.js';
 import type { NodeParts } from '../parts.js';
-import { LATEST, type Receipt, type TxRequest } from '../types.js';
+import { LATEST, PENDING, type Receipt, type TxRequest } from '../types.js';
 import type { DevAccount } from '../wallet/accounts.js';
 import { checkAdmission, decodeRawTx, recoverSender } from './admission.js';
 
@@ -89,7 +89,7 @@ export class Intake {
     if (out.chainId !== undefined && req.chainId !== undefined && req.chainId !== this.n.config.chainId) {
       throw new ChainError(`invalid chain id: have ${req.chainId}, want ${this.n.config.chainId}`);
     }
-    if (out.nonce === undefined) out.nonce = await this.n.getNonce(req.from!, { kind: 'tag', tag: 'pending' });
+    if (out.nonce === undefined) out.nonce = await this.n.getNonce(req.from!, PENDING);
     // Types 0 and 1 pay a gas price, whatever else the request leaves out.
     const legacy = req.gasPrice !== undefined || (req.type !== undefined && req.type < 2) || !this.n.common.isActivatedEIP(1559);
     if (legacy) {
@@ -101,7 +101,8 @@ export class Intake {
         out.maxFeePerGas = suggested > this.n.config.gasPriceFloor ? suggested : this.n.config.gasPriceFloor;
       }
     }
-    if (out.gas === undefined) out.gas = await this.n.estimateGas(out, { kind: 'tag', tag: 'latest' });
+    // In the block it is meant for, as anvil estimates it (the time, number and state it will see).
+    if (out.gas === undefined) out.gas = await this.n.estimateGas(out, PENDING);
     return out;
   }
 

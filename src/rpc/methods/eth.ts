@@ -4,7 +4,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { DevNode } from '../../chain/node.js';
 import { signMessage, signTypedData } from '../../chain/wallet/signing.js';
 import { parseTypedData } from '../../chain/wallet/typedData.js';
-import { LATEST, type BlockRef, type StoredBlock } from '../../chain/types.js';
+import { LATEST, PENDING as PENDING_BLOCK, type BlockRef, type StoredBlock } from '../../chain/types.js';
 import { formatBlock } from '../../format/block.js';
 import { addr, hex, qty } from '../../format/hex.js';
 import { formatReceipt } from '../../format/receipt.js';
@@ -240,8 +240,8 @@ export function ethMethods(node: DevNode): MethodDef[] {
     // ------------------------------------------------------------ execution
     /** Executes without creating a transaction; third param: geth state overrides. */
     method('eth_call', [txRequest, latest, stateOverrides], async (req, b, o) => hex(await node.call(req, b, o))),
-    /** Smallest gas limit that succeeds (exact binary search). */
-    method('eth_estimateGas', [txRequest, latest, stateOverrides], async (req, b, o) => qty(await node.estimateGas(req, b, o))),
+    /** Smallest gas limit that succeeds; without a block, in the pending block (as anvil and the hardhat network). */
+    method('eth_estimateGas', [txRequest, optional(blockId, PENDING_BLOCK), stateOverrides], async (req, b, o) => qty(await node.estimateGas(req, b, o))),
     method('eth_createAccessList', [txRequest, latest], async (req, b) => {
       const r = await node.createAccessList(req, b);
       const out: Record<string, unknown> = { accessList: r.accessList, gasUsed: qty(r.gasUsed) };

@@ -3,7 +3,8 @@ import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { ChainConfig } from '../../config.js';
 import { ChainError } from '../../errors.js';
-import type { BlockRef, StoredBlock, TxRequest } from '../../types.js';
+import type { Lock } from '../../lock.js';
+import { isPending, type BlockRef, type StoredBlock, type TxRequest } from '../../types.js';
 import type { CallBounds } from '../bounds.js';
 import { ZERO_ADDRESS, executionError } from '../call.js';
 import { leanIntrinsicGas } from '../lean.js';
@@ -13,12 +14,42 @@ import type { CallWorkers } from './pool.js';
 /** What the node answers for a call on a worker. */
 export interface CallHost {
   readonly common: Common;
-  readonly config: Pick<ChainConfig, 'chainId' | 'hardfork'>;
+  readonly config: Pick<ChainConfig, 'chainId' | 'hardfork' | 'codeSizeLimit'>;
   readonly callBounds: CallBounds;
+  readonly store: { readonly head: StoredBlock };
+  readonly lock: Lock;
+  readonly state: { getStateRoot(): Promise<Uint8Array> };
+  readonly pool: { readonly size: number };
+  readonly pending: { header(parent: StoredBlock): Block };
   requireBlock(ref: BlockRef): StoredBlock;
+  stateRootOf(at: StoredBlock): Uint8Array;
   capped(req: TxRequest, block: Block): TxRequest;
   callBlock(block: Block, req: TxRequest): Block;
-  callRoot(at: StoredBlock): Promise<Uint8Array | undefined>;
+}
+
+/** Where a call at `ref` runs: the stored block whose state it reads, and the block it runs in (for `pending`: the head, and the pending block). */
+function callSite(host: CallHost, ref: BlockRef): { at: StoredBlock; block: Block } {
+  if (!isPending(ref)) {
+    const at = host.requireBlock(ref);
+    return { at, block: at.block };
+  }
+  const at = host.store.head;
+  return { at, block: host.pending.header(at) };
+}
+
+/**
+ * The state root and block a call at `ref` runs on: at the head the live root (edits since it
+ * was mined included) and, for `pending`, the pending block as it is once the requests before
+ * this one ran; undefined when the node must run the call itself (the head moved, or
+ * transactions wait in the pool to be part of the pending state).
+ */
+async function callState(host: CallHost, ref: BlockRef): Promise<{ root: Uint8Array; block: Block } | undefined> {
+  const { at, block } = callSite(host, ref);
+  if (at !== host.store.head) return { root: host.stateRootOf(at), block };
+  return host.lock.run(async () => {
+    if (at !== host.store.head || (isPending(ref) && host.pool.size > 0)) return undefined;
+    return { root: await host.state.getStateRoot(), block: isPending(ref) ? host.pending.header(at) : block };
+  });
 }
 
 /**
@@ -26,16 +57,20 @@ export interface CallHost {
  * when the call is not one a worker takes, no worker is ready, or the worker handed it back.
  */
 export async function callOnWorker(host: CallHost, workers: CallWorkers, req: TxRequest, ref: BlockRef): Promise<Uint8Array | undefined> {
-  const at = host.requireBlock(ref);
-  const capped = host.capped(req, at.block);
-  const gas = capped.gas ?? at.block.header.gasLimit;
-  if (capped.to === undefined || leanIntrinsicGas(host.common, { ...capped, gas }) === undefined || !workers.available()) return undefined;
-  const root = await host.callRoot(at);
-  if (root === undefined) return undefined;
-  const { id: headerId, bytes: header } = headerOf(host.callBlock(at.block, req));
+  const site = callSite(host, ref);
+  const first = host.capped(req, site.block);
+  if (first.to === undefined || leanIntrinsicGas(host.common, { ...first, gas: first.gas ?? site.block.header.gasLimit }) === undefined || !workers.available()) return undefined;
+  const resolved = await callState(host, ref);
+  if (resolved === undefined) return undefined;
+  const { root, block } = resolved;
+  const capped = host.capped(req, block);
+  const gas = capped.gas ?? block.header.gasLimit;
+  if (capped.to === undefined || leanIntrinsicGas(host.common, { ...capped, gas }) === undefined) return undefined;
+  const { id: headerId, bytes: header } = headerOf(host.callBlock(block, req));
   const reply = await workers.run({
     chainId: host.config.chainId,
     hardfork: host.config.hardfork,
+    codeSizeLimit: host.config.codeSizeLimit,
     root,
     headerId,
     header,

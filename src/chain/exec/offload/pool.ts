@@ -34,7 +34,7 @@ export class CallWorkers {
     private readonly nodes: RecordedStore,
     /** How many workers run while calls come (0: none). */
     readonly size: number,
-    private readonly rules: () => { chainId: bigint; hardfork: SupportedHardfork },
+    private readonly rules: () => { chainId: bigint; hardfork: SupportedHardfork; codeSizeLimit?: number },
     private readonly idleMs = IDLE_STOP_MS,
   ) {}
 

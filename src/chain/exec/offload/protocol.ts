@@ -7,6 +7,8 @@ export interface WorkerInit {
   /** The rules to build the engine with ahead of the first call. */
   chainId: bigint;
   hardfork: SupportedHardfork;
+  /** The chain's code size limit (ChainConfig.codeSizeLimit). */
+  codeSizeLimit?: number;
 }
 
 /** One eth_call, fully resolved by the node: the state root, the block it runs in, the capped request. */
@@ -14,6 +16,7 @@ export interface CallJob {
   id: number;
   chainId: bigint;
   hardfork: SupportedHardfork;
+  codeSizeLimit?: number;
   root: Uint8Array;
   /** The call block's header (RLP), with an id the worker caches it under. */
   headerId: number;

@@ -37,7 +37,7 @@ let engine: { key: string; vm: VM; root: Uint8Array | undefined } | undefined;
 const headers = new Map<number, Block>();
 // A worker that cannot build its engine fails as a whole (the node then keeps calls to itself).
 let queue: Promise<unknown> = readyKeccak()
-  .then(() => build(init.chainId, init.hardfork))
+  .then(() => build(init.chainId, init.hardfork, init.codeSizeLimit))
   .then(
     () => port.postMessage({ kind: 'ready' } satisfies FromWorker),
     (err: unknown) =>
@@ -46,10 +46,10 @@ let queue: Promise<unknown> = readyKeccak()
       }),
   );
 
-async function build(chainId: bigint, hardfork: CallJob['hardfork']): Promise<NonNullable<typeof engine>> {
-  const key = `${chainId}/${hardfork}`;
+async function build(chainId: bigint, hardfork: CallJob['hardfork'], codeSizeLimit: number | undefined): Promise<NonNullable<typeof engine>> {
+  const key = `${chainId}/${hardfork}/${codeSizeLimit}`;
   if (engine === undefined || engine.key !== key) {
-    const { vm } = await createEngine(makeCommon(chainId, hardfork), history, {
+    const { vm } = await createEngine(makeCommon(chainId, hardfork, codeSizeLimit), history, {
       nodes,
       // Caches hold one state root's reads and are emptied at every new root. An LRU cache would
       // empty itself (at a cost in proportion to its capacity) every time a call's last entry is
@@ -63,7 +63,7 @@ async function build(chainId: bigint, hardfork: CallJob['hardfork']): Promise<No
 }
 
 async function vmFor(job: CallJob): Promise<VM> {
-  const e = await build(job.chainId, job.hardfork);
+  const e = await build(job.chainId, job.hardfork, job.codeSizeLimit);
   if (e.root === undefined || !equalsBytes(e.root, job.root)) {
     // A new root: the state caches start empty (setStateRoot clears them).
     e.root = undefined;

@@ -83,6 +83,19 @@ describe('Hardhat project on node-rpc', function () {
     expect(await ethers.provider.getBalance(alice.address)).to.not.equal(1n);
   });
 
+  it('a time-gated call sent right after time.increaseTo is estimated in the block it goes into', async function () {
+    const start = (await helpers.time.latest()) + 3600;
+    const vesting = await ethers.deployContract('Vesting', [start]);
+    await vesting.waitForDeployment();
+    await expect(vesting.release()).to.be.revertedWithCustomError(vesting, 'NotYet');
+    // The chain's time is now `start`; the next block's is later, so release() succeeds there.
+    await helpers.time.increaseTo(start);
+    await expect(vesting.release()).to.emit(vesting, 'Released');
+    await helpers.time.setNextBlockTimestamp(start + 100);
+    await expect(vesting.release()).to.emit(vesting, 'Released').withArgs(start + 100, (await ethers.provider.getBlockNumber()) + 1);
+    expect(await vesting.released()).to.equal(2n);
+  });
+
   it('setNonce, setCode and mineUpTo', async function () {
     const [, , , carol] = await ethers.getSigners();
     await helpers.setNonce(carol.address, 40);

@@ -1,0 +1,129 @@
+/**
+ * The pending block: the block the node would mine if it mined now. Calls, estimates, access
+ * lists and traces at `pending` run in its environment — the next block number, the timestamp the
+ * clock gives the next block (evm_setNextBlockTimestamp, evm_increaseTime, a timestamp interval),
+ * the next base fee, the coinbase, prevrandao and the block gas limit — and on its state: the
+ * head's, plus, while transactions wait in the pool (mining off, interval mining), those the next
+ * block would take, run in mining order, as anvil's pending state has them.
+ */
+import { createBlock, type Block } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { bytesToHex } from '@ethereumjs/util';
+import { runTx, type VM } from '@ethereumjs/vm';
+import { headerFields } from '../exec/blockContext.js';
+import { asSender } from '../exec/call.js';
+import { feesOf, runChecked } from '../exec/rejections.js';
+import { withPrefetch } from '../fork/prefetch.js';
+import type { NodeParts } from '../parts.js';
+import type { StoredBlock } from '../types.js';
+import type { PendingTx } from './block.js';
+import type { Mining } from './mining.js';
+
+export class PendingBlock {
+  /** The last pending header built, and what it was built from. */
+  private cached: { key: string; common: Common; block: Block } | undefined;
+
+  constructor(
+    private readonly n: NodeParts,
+    private readonly miner: Mining,
+  ) {}
+
+  /**
+   * The block mined next on `parent` (the head) as a block without transactions: the header calls
+   * at `pending` run in. Rebuilt when anything it is made of changes (at most once a second while
+   * the clock follows the wall clock).
+   */
+  header(parent: StoredBlock = this.n.store.head): Block {
+    const n = this.n;
+    const h = parent.block.header;
+    const timestamp = n.clock.peek(h.timestamp);
+    const baseFee = n.pendingBaseFee();
+    const key = `${parent.hashHex}/${timestamp}/${n.blockGasLimit}/${n.coinbase.toString()}/${bytesToHex(n.prevRandao)}/${baseFee}`;
+    const common = n.common;
+    if (this.cached?.key === key && this.cached.common === common) return this.cached.block;
+    const blobs = common.isActivatedEIP(4844);
+    const block = createBlock(
+      {
+        header: {
+          ...headerFields(h),
+          parentHash: parent.hash,
+          number: parent.number + 1n,
+          timestamp,
+          gasLimit: n.blockGasLimit,
+          gasUsed: 0n,
+          coinbase: n.coinbase,
+          mixHash: n.prevRandao,
+          baseFeePerGas: baseFee,
+          excessBlobGas: blobs ? h.calcNextExcessBlobGas(common) : undefined,
+          blobGasUsed: blobs ? 0n : undefined,
+        },
+      },
+      { common, skipConsensusFormatValidation: true },
+    );
+    this.cached = { key, common, block };
+    return block;
+  }
+
+  /**
+   * Run `fn` on the live VM in the pending block, under the node's lock: the waiting transactions
+   * the next block would take are run first and undone afterwards, with whatever `fn` did. `fn`
+   * must leave the state as it found it (calls revert their checkpoints).
+   */
+  run<T>(fn: (vm: VM, block: Block) => Promise<T>): Promise<T> {
+    const n = this.n;
+    return withPrefetch(
+      n.state,
+      async () => {
+        const block = this.header();
+        const txs = await this.miner.nextBlockTxs();
+        if (txs.length === 0) return fn(n.vm, block);
+        const sm = n.vm.stateManager;
+        await sm.checkpoint();
+        try {
+          await applyTxs(n.vm, block, txs);
+          return await fn(n.vm, block);
+        } finally {
+          await sm.revert();
+          sm.originalStorageCache.clear();
+        }
+      },
+      (run) => n.lock.run(run),
+    );
+  }
+
+  /**
+   * A private VM holding the pending block's state (traces, simulations), from `open` (a copy of
+   * the live state at a root); nothing done on it reaches the chain.
+   */
+  async vm(open: (root: Uint8Array, at: StoredBlock) => Promise<VM>): Promise<{ vm: VM; at: StoredBlock; block: Block }> {
+    const n = this.n;
+    const { root, at, block, txs } = await n.lock.run(async () => ({
+      root: await n.state.getStateRoot(),
+      at: n.store.head,
+      block: this.header(),
+      txs: await this.miner.nextBlockTxs(),
+    }));
+    const vm = await open(root, at);
+    if (txs.length > 0) await applyTxs(vm, block, txs);
+    return { vm, at, block };
+  }
+}
+
+/**
+ * Run `txs` in order on `vm` as the block `block` would: each checked as mining checks it and
+ * skipped when refused (mining would leave it out too), the block's gas limit respected.
+ */
+async function applyTxs(vm: VM, block: Block, txs: readonly PendingTx[]): Promise<void> {
+  const checks = { ...feesOf(block.header), gasLeft: block.header.gasLimit };
+  for (const ptx of txs) {
+    try {
+      const result = await runChecked(vm, ptx.tx, ptx.from, checks, () =>
+        asSender(vm, ptx.from, () => runTx(vm, { tx: ptx.tx, block, skipHardForkValidation: true, skipBlockGasLimitValidation: true })),
+      );
+      checks.gasLeft -= result.totalGasSpent;
+    } catch {
+      // Refused now (the sender's balance moved, the fee no longer pays the base fee): not in the block.
+    }
+  }
+  vm.stateManager.originalStorageCache.clear();
+}
