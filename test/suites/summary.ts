@@ -1,7 +1,8 @@
 /** Counts and failure groups of a suite run (lines from the reporter), and the diff against a baseline. */
 import type { TestLine } from './hardhatProject.js';
 
-const key = (t: TestLine) => `${t.file} :: ${t.title}`;
+/** A test's identity across runs: suites that title tests with random addresses or hashes get those folded. */
+const key = (t: TestLine) => `${t.file} :: ${t.title.replace(/0x[0-9a-fA-F]{8,}/g, '0x…').replace(/\b\d{10,}\b/g, 'N')}`;
 
 /** One line of an error message, with addresses, hashes and numbers folded, to group alike failures. */
 export function errorShape(message: string | undefined): string {
@@ -56,11 +57,13 @@ export function failureReport(lines: TestLine[], maxGroups = 60): string[] {
 
 /** Tests the baseline passed that the target failed or never ran (a failed hook before them). */
 export function regressions(baseline: TestLine[], target: TestLine[]): { failed: TestLine[]; missing: TestLine[] } {
-  const got = new Map(target.map((t) => [key(t), t]));
+  // Tests alike once folded are matched in the order they ran.
+  const got = new Map<string, TestLine[]>();
+  for (const t of target) got.set(key(t), [...(got.get(key(t)) ?? []), t]);
   const failed: TestLine[] = [];
   const missing: TestLine[] = [];
   for (const b of baseline.filter((t) => t.state === 'passed')) {
-    const t = got.get(key(b));
+    const t = got.get(key(b))?.shift();
     if (t === undefined) missing.push(b);
     else if (t.state === 'failed') failed.push(t);
   }
