@@ -3,7 +3,7 @@
  * baseline (the hardhat node over HTTP, or hardhat's in-process network), from a checkout given
  * with --dir. Nothing of the suite is part of this repository.
  *
- *   npm run test:oz -- --dir <checkout> [--target node-rpc,hardhat-node,hardhat] [--grep TEXT]
+ *   npm run test:oz -- --dir <checkout> [--target node-rpc,hardhat-node,hardhat,anvil] [--grep TEXT]
  *                      [--report] [test files…]
  *
  * Installs the checkout's packages (npm ci, once), solc-js of its configured version (once) and
@@ -20,13 +20,14 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { compile, prepare, projectConfig, readResults, runTests, SCRATCH, startServer, WRAPPER, type ProjectConfig, type Server, type TestLine } from '../hardhatProject.js';
+import { anvilBinary } from '../../support/anvil.js';
 import { countLine, failureReport, regressions } from '../summary.js';
 
 const BIN = fileURLToPath(new URL('../../../../bin/node-rpc.js', import.meta.url));
-const TARGETS = ['node-rpc', 'hardhat-node', 'hardhat'] as const;
+const TARGETS = ['node-rpc', 'hardhat-node', 'hardhat', 'anvil'] as const;
 type Target = (typeof TARGETS)[number];
 
-const USAGE = 'usage: npm run test:oz -- --dir <checkout> [--target node-rpc,hardhat-node,hardhat] [--grep TEXT] [--report] [test files…]';
+const USAGE = 'usage: npm run test:oz -- --dir <checkout> [--target node-rpc,hardhat-node,hardhat,anvil] [--grep TEXT] [--report] [test files…]';
 
 function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
@@ -65,6 +66,15 @@ async function startTarget(target: Target, dir: string, cfg: ProjectConfig): Pro
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   if (target === 'hardhat-node') return startServer(join(dir, 'node_modules', '.bin', 'hardhat'), ['--config', WRAPPER, 'node', '--port', String(port)], dir, url);
+  if (target === 'anvil') {
+    // For comparison: anvil with the same settings (it has no way to answer a failed transaction with an error).
+    const flags = ['--port', String(port), '--silent', '--accounts', String(cfg.accounts), '--chain-id', String(cfg.chainId), '--gas-limit', cfg.blockGasLimit];
+    if (cfg.hardfork !== undefined) flags.push('--hardfork', cfg.hardfork);
+    if (cfg.allowUnlimitedContractSize) flags.push('--disable-code-size-limit');
+    if (cfg.initialBaseFeePerGas !== null) flags.push('--base-fee', cfg.initialBaseFeePerGas);
+    console.log(`anvil ${flags.join(' ')}`);
+    return startServer(anvilBinary(), flags, dir, url);
+  }
   const help = spawnSync(process.execPath, [BIN, 'dev', '--help'], { encoding: 'utf8' }).stdout;
   const { flags, notes } = nodeRpcFlags(cfg, help);
   for (const n of notes) console.log(`note: ${n}`);
