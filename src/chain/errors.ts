@@ -21,3 +21,6 @@ export class ExecutionError extends ChainError {
 
 /** Execution reverted: message is `execution reverted[: reason]`, data the raw revert bytes. */
 export class RevertError extends ExecutionError {}
+
+/** A transaction that was mined but failed, reported to its sender (MiningSettings.throwOnFailures); data: its revert bytes. */
+export class TxFailedError extends ChainError {}

@@ -38,6 +38,7 @@ interface DevFlags {
   blockTime?: number;
   mining: boolean;
   order: BlockOrder;
+  throwOnTransactionFailures?: boolean;
   dumpState?: string;
   loadState?: string;
   state?: string;
@@ -89,6 +90,7 @@ export function devCommand(program: Command): void {
     .option('-b, --block-time <seconds>', 'mine a block every <seconds> (fractions allowed) instead of on every transaction', seconds)
     .option('--no-mining', 'mine only on request (evm_mine, anvil_mine); transactions wait in the pool')
     .option('--order <order>', 'order of transactions in a block: fees (highest tip first) or fifo', blockOrder, 'fees')
+    .option('--throw-on-transaction-failures', "with automine, a transaction that fails is mined and its eth_send* answers an error with the revert data (the hardhat node's way)")
     .option('--dump-state <file>', 'write the chain state to <file> on exit (SIGINT/SIGTERM)')
     .option('--load-state <file>', 'load the chain state from <file> at start')
     .option('--state <file>', 'load from <file> at start when it exists, and write it on exit')
@@ -222,6 +224,7 @@ function nodeOptions(flags: DevFlags & { blockBaseFeePerGas?: bigint }, cmd: Com
     blockTime: flags.blockTime,
     mining: flags.mining,
     order: flags.order,
+    throwOnTransactionFailures: flags.throwOnTransactionFailures,
     loadState: flags.loadState,
     dumpState: flags.dumpState,
     state: flags.state,

@@ -34,7 +34,7 @@ export interface StartOptions {
   /** Polling filters not polled for this long expire (default 5 minutes). */
   filterTimeoutMs?: number;
   /** Mining mode: automine (default on), interval in ms (off by default), block order. */
-  mining?: { auto?: boolean; intervalMs?: number; order?: BlockOrder };
+  mining?: { auto?: boolean; intervalMs?: number; order?: BlockOrder; throwOnFailures?: boolean };
   /** State file to load before serving (see chain/controls/stateFile.ts). */
   loadState?: string;
   /**
@@ -107,6 +107,7 @@ export async function bootDev(options: StartOptions = {}): Promise<Booted> {
   }
   if (options.mining?.order) node.mining.order = options.mining.order;
   if (options.mining?.auto === false) node.mining.auto = false;
+  if (options.mining?.throwOnFailures) node.mining.throwOnFailures = true;
   if (options.mining?.intervalMs) node.miner.setIntervalMining(options.mining.intervalMs);
   const metrics = new Metrics();
   const observe = options.observe;

@@ -65,6 +65,8 @@ export interface NodeOptions {
   mining?: boolean;
   /** Order of transactions in a block (`--order`: 'fees' (default) or 'fifo'). */
   order?: 'fees' | 'fifo';
+  /** With automine, a failed transaction is still mined and its eth_sendTransaction / eth_sendRawTransaction answers -32000 with the revert data, as the hardhat node (`--throw-on-transaction-failures`, default false). */
+  throwOnTransactionFailures?: boolean;
   /** Fork an upstream chain (`--fork-url` and the `--fork-*` flags). */
   fork?: ForkOptions;
   /** State file to load at start (`--load-state`). */

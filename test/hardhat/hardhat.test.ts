@@ -12,18 +12,18 @@ import { startCli, type CliNode } from '../support/cli.js';
 const PROJECT = fileURLToPath(new URL('../../../test/hardhat/project', import.meta.url));
 const HARDHAT = fileURLToPath(new URL('../../../node_modules/hardhat/internal/cli/bootstrap.js', import.meta.url));
 
-function hardhat(task: string, url: string, env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
+function hardhat(task: string, url: string, env: Record<string, string> = {}, files: string[] = []): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [HARDHAT, task, ...(task === 'test' ? ['--network', 'noderpc'] : [])],
+      [HARDHAT, task, ...(task === 'test' ? ['--network', 'noderpc', ...files] : [])],
       { cwd: PROJECT, timeout: 180_000, env: { ...process.env, ...env, NODE_RPC_URL: url, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true', FORCE_COLOR: '0', NO_COLOR: '1' } },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
     );
   });
 }
 
-const hardhatTest = (url: string, env?: Record<string, string>) => hardhat('test', url, env);
+const hardhatTest = (url: string, env?: Record<string, string>, files?: string[]) => hardhat('test', url, env, files);
 
 describe('a Hardhat 2 project against node-rpc', () => {
   let node: CliNode;
@@ -51,6 +51,31 @@ describe('a Hardhat 2 project against node-rpc', () => {
       assert.match(r.out, /This helper can only be used with Hardhat Network/);
     } finally {
       await other.stop();
+    }
+  });
+});
+
+describe('failed transactions with hardhat-chai-matchers (a Hardhat 2 project)', () => {
+  test('with --throw-on-transaction-failures, revertedWithCustomError and revertedWithoutReason see a transaction sent with a gas limit fail, as on the hardhat node', async () => {
+    const node = await startCli(['--throw-on-transaction-failures']);
+    try {
+      const r = await hardhatTest(node.url, {}, ['failures/failures.test.cjs']);
+      assert.equal(r.code, 0, r.out);
+      assert.match(r.out, /3 passing/, r.out);
+      assert.doesNotMatch(r.out, /failing/);
+    } finally {
+      await node.stop();
+    }
+  });
+
+  test("without it the matchers take the answered hash for success (anvil's way), so the flag is what makes them pass", async () => {
+    const node = await startCli([]);
+    try {
+      const r = await hardhatTest(node.url, {}, ['failures/failures.test.cjs']);
+      assert.notEqual(r.code, 0);
+      assert.match(r.out, /but it didn't revert/, r.out);
+    } finally {
+      await node.stop();
     }
   });
 });

@@ -13,6 +13,12 @@ export interface MiningSettings {
   /** With a range (hardhat's [min, max]), each interval is drawn from [intervalMs, intervalMaxMs]. */
   intervalMaxMs?: number;
   order: BlockOrder;
+  /**
+   * With automine, a transaction that fails (reverts, runs out of gas) is still mined, and the
+   * eth_send* that sent it answers an error carrying its revert data, as the hardhat node does
+   * (hardhat's `throwOnTransactionFailures`). Off: the answer is the hash, as anvil gives.
+   */
+  throwOnFailures?: boolean;
 }
 
 /** The parts of the node the controls change. */

@@ -7,12 +7,13 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { Account, bytesToHex, createZeroAddress, type Address } from '@ethereumjs/util';
 import { DEFAULT_TIP } from '../config.js';
 import { txGasCap } from '../engine/common.js';
-import { ChainError } from '../errors.js';
+import { ChainError, TxFailedError } from '../errors.js';
+import { revertMessage } from '../exec/revertData.js';
 import { unsignedTx, withFakeSender } from '../exec/request.js';
 import type { Mining } from '../mining/mining.js';
 import type { PendingTx } from '../mining/block.js';
 import type { NodeParts } from '../parts.js';
-import { LATEST, PENDING, type TxRequest } from '../types.js';
+import { LATEST, PENDING, type Receipt, type TxRequest } from '../types.js';
 import type { DevAccount } from '../wallet/accounts.js';
 import { checkAdmission, decodeRawTx, recoverSender } from './admission.js';
 
@@ -126,10 +127,12 @@ export class Intake {
       this.n.events.emit('pendingTx', ptx);
       if (this.n.mining.auto) {
         const ready = this.n.pool.split(ptx.from.toString(), account.nonce).pending;
+        let failed: TxFailedError | undefined;
         for (const next of ready) {
           this.n.pool.remove(next.hashHex);
           try {
-            await this.miner.mine([next], true);
+            const block = await this.miner.mine([next], true);
+            if (next === ptx && this.n.mining.throwOnFailures) failed = failure(block.txs.find((t) => t.hashHex === ptx.hashHex)?.receipt, ptx.hashHex, block.number);
           } catch (err) {
             if (next === ptx) throw err;
             // The later ones now sit behind a nonce gap: they stay queued.
@@ -137,6 +140,7 @@ export class Intake {
             break;
           }
         }
+        if (failed) throw failed;
       }
       return ptx.hash;
     });
@@ -180,4 +184,11 @@ export class Intake {
     const hash = signed.hash();
     return { tx: signed, from, hash, hashHex: bytesToHex(hash) };
   }
+}
+
+/** The error a failed mined transaction is answered with: the revert reason or EVM error, the hash and block, the revert bytes. */
+function failure(receipt: Receipt | undefined, hashHex: string, block: bigint): TxFailedError | undefined {
+  if (!receipt || receipt.status === 1) return undefined;
+  const what = receipt.error === undefined || receipt.error === 'revert' ? revertMessage(receipt.returnValue) : `execution failed: ${receipt.error}`;
+  return new TxFailedError(`${what} (transaction ${hashHex} mined in block ${block})`, receipt.returnValue);
 }
