@@ -15,7 +15,8 @@ import { hexBytes, hexQuantity } from './hex.js';
 
 const NO_SOURCES: SourceLocator = { mapped: 0, code: () => undefined, snippet: () => [], describeError: () => undefined };
 
-interface Place {
+/** Where a frame entered, exited or failed, as the tracer reports it. */
+export interface Place {
   pc: number;
   contract: string | null;
   function: string | null;

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startAnvil, type Anvil } from '../support/anvil.js';
+import type { Anvil } from '../support/anvil.js';
+import { closeBeside, startBeside } from '../support/beside.js';
 import { ADDRS, startTestNode, type TestNode } from '../support/node.js';
 
 describe('block numbers as JSON integers', () => {
@@ -50,14 +51,8 @@ describe('block numbers as JSON integers', () => {
 describe('block numbers as JSON integers against anvil', () => {
   let ours: TestNode;
   let anvil: Anvil;
-
-  before(async () => {
-    [ours, anvil] = await Promise.all([startTestNode(), startAnvil()]);
-  });
-  after(async () => {
-    await ours?.close();
-    await anvil?.close();
-  });
+  before(async () => ({ ours, anvil } = await startBeside()));
+  after(() => closeBeside(ours, anvil));
 
   test('eth_getBlockByNumber([1, false]) finds block 1 on both; -1 is -32602 on both', async () => {
     for (const node of [ours, anvil]) await node.rpc('evm_mine');

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Interface } from 'ethers';
-import { startAnvil, type Anvil } from '../support/anvil.js';
+import type { Anvil } from '../support/anvil.js';
+import { closeBeside, startBeside } from '../support/beside.js';
 import { ADDRS, RpcCallError, artifact, startTestNode, waitForReceipt, type TestNode } from '../support/node.js';
 
 type Rpc = Pick<TestNode, 'rpc'>;
@@ -48,14 +49,8 @@ async function requests(n: Rpc): Promise<Record<string, Record<string, string>>>
 describe('eth_estimateGas against anvil', () => {
   let ours: TestNode;
   let anvil: Anvil;
-
-  before(async () => {
-    [ours, anvil] = await Promise.all([startTestNode(), startAnvil()]);
-  });
-  after(async () => {
-    await ours?.close();
-    await anvil?.close();
-  });
+  before(async () => ({ ours, anvil } = await startBeside()));
+  after(() => closeBeside(ours, anvil));
 
   test('the same contracts and calls get the same estimates, the cheaper path of an ignored inner failure included', async () => {
     const answers: Record<string, string>[] = [];

@@ -12,7 +12,8 @@ import { watchWorkers } from '../support/workers.js';
 import { after, before, describe, test } from 'node:test';
 import { Contract, JsonRpcProvider, Wallet, type TransactionReceipt } from 'ethers';
 import type { CallReply } from '../../src/chain/exec/offload/protocol.js';
-import { startAnvil, type Anvil } from '../support/anvil.js';
+import type { Anvil } from '../support/anvil.js';
+import { closeBeside, startBeside } from '../support/beside.js';
 import { ADDRS, KEYS, RpcCallError, artifact, startTestNode, waitForReceipt, type TestNode } from '../support/node.js';
 
 type Rpc = Pick<TestNode, 'rpc'>;
@@ -214,14 +215,8 @@ describe('call workers answer at pending in the same block', () => {
 describe('pending against anvil', () => {
   let ours: TestNode;
   let anvil: Anvil;
-
-  before(async () => {
-    [ours, anvil] = await Promise.all([startTestNode(), startAnvil()]);
-  });
-  after(async () => {
-    await ours?.close();
-    await anvil?.close();
-  });
+  before(async () => ({ ours, anvil } = await startBeside()));
+  after(() => closeBeside(ours, anvil));
 
   test('after evm_setNextBlockTimestamp both estimate a time-gated call alike, and eth_call at pending sees the same block', async () => {
     for (const node of [ours, anvil] as Rpc[]) await node.rpc('evm_mine');

@@ -6,17 +6,10 @@
 import { hexToBytes } from '@ethereumjs/util';
 import type { Artifacts } from '../../artifacts/artifacts.js';
 import type { CodeSource } from '../../chain/sources.js';
+import type { Place } from '../../trace/sourceTracer.js';
 import { safe, styles, type RpcClient } from './client.js';
 
-export interface Place {
-  pc: number;
-  contract: string | null;
-  function: string | null;
-  file: string | null;
-  line: number | null;
-  column: number | null;
-  code: string | null;
-}
+export type { Place };
 
 export interface SourceNode {
   type: string;
