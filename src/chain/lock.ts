@@ -6,10 +6,14 @@
  * before the next change. So a read waits for at most one change however many are queued (10,000
  * pipelined sends on one connection no longer hold up another client's eth_call for their whole
  * backlog), and a stream of reads never holds up a change for longer than the reads that were
- * already waiting. Between two queued tasks the event loop takes a turn, so other connections'
- * requests are read and queued meanwhile.
+ * already waiting. Queued tasks run back to back for at most 2 ms, then the event loop takes a
+ * turn, so other connections' requests are read and queued meanwhile (a burst of short reads is
+ * not spread over many turns of the loop).
  */
 type Task = () => void;
+
+/** Queued tasks run back to back for at most this long before the event loop gets a turn. */
+const TURN_MS = 2;
 
 export class Lock {
   private busy = false;
@@ -17,6 +21,8 @@ export class Lock {
   private readonly reads: Task[] = [];
   /** Reads that go before the next change (those waiting when the last change ended). */
   private readTurn = 0;
+  /** When the event loop last had a turn between queued tasks. */
+  private turnAt = 0;
 
   /** Run `fn` once every change requested before it (and the reads its turn lets ahead) is done. */
   run<T>(fn: () => Promise<T>): Promise<T> {
@@ -53,8 +59,14 @@ export class Lock {
    * read (no other client's request even parsed) until the whole queue was done.
    */
   private done(change: boolean): void {
-    if (this.changes.length === 0 && this.reads.length === 0) this.next(change);
-    else setImmediate(() => this.next(change));
+    if ((this.changes.length === 0 && this.reads.length === 0) || performance.now() - this.turnAt < TURN_MS) {
+      this.next(change);
+      return;
+    }
+    setImmediate(() => {
+      this.turnAt = performance.now();
+      this.next(change);
+    });
   }
 
   /** Start the next task: after a change, the reads then waiting; otherwise changes first in turn. */

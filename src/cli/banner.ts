@@ -3,7 +3,7 @@ import chalk from 'chalk';
 import { bytesToHex, toChecksumAddress } from '@ethereumjs/util';
 import type { DevNode } from '../chain/node.js';
 import type { RpcServer } from '../server/server.js';
-import { formatEther } from './units.js';
+import { formatEther } from '../lib/units.js';
 
 /** How a shared node (--public) is locked: it prints no keys unless signing is unlocked. */
 export interface SharedBanner {

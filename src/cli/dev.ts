@@ -12,10 +12,10 @@ import { DEFAULT_MAX_LOGS, OptionError } from '../lib/options.js';
 import type { NodeOptions } from '../lib/types.js';
 import { banner } from './banner.js';
 import { nodeJson } from './nodeJson.js';
-import { bigUint, blockOrder, clientVersion as clientVersionFlag, derivationPath, ether, forkHeader, forkUrl, hardfork, intIn, mnemonic, seconds } from './flags.js';
+import { bigUint, blockOrder, clientVersion as clientVersionFlag, derivationPath, ether, forkHeader, forkUrl, hardfork, intIn, mnemonic, seconds } from '../lib/flags.js';
 import { addSharedFlags, reloadKeysOnHangup, sharedStart, type SharedFlags } from './sharedFlags.js';
-import { formatEther } from './units.js';
-import { VERSION } from './version.js';
+import { formatEther } from '../lib/units.js';
+import { VERSION } from '../lib/version.js';
 
 interface DevFlags {
   port: number;

@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { devCommand } from './dev.js';
 import { inspectCommands } from './inspect/index.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../lib/version.js';
 
 const program = new Command('node-rpc')
   .description('A local Ethereum development chain: JSON-RPC over HTTP and WebSocket, with debug_* tracing and txpool_* inspection')

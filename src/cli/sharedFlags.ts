@@ -9,8 +9,8 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { isValidKey } from '../server/keys.js';
 import type { RpcServer } from '../server/server.js';
 import { formatAccess, type LogFormat } from './accessLog.js';
-import { intIn } from './flags.js';
-import { SHARED_MAX_BATCH_RESPONSE_BYTES, SHARED_MAX_BLOCK_RANGE, SHARED_MAX_CONNS_PER_IP, SPEC_RATE_LIMITS, type TransportOptions } from './transport.js';
+import { intIn } from '../lib/flags.js';
+import { SHARED_MAX_BATCH_RESPONSE_BYTES, SHARED_MAX_BLOCK_RANGE, SHARED_MAX_CONNS_PER_IP, SPEC_RATE_LIMITS, type TransportOptions } from '../lib/transport.js';
 
 export interface SharedFlags {
   public?: boolean;

@@ -1,6 +1,6 @@
 /**
  * createNode's options: the `node-rpc dev` flags in camelCase, checked by the same value parsers
- * as the flags (src/cli/flags.ts), so a bad value gets the same reason either way. `node-rpc dev`
+ * as the flags (src/lib/flags.ts), so a bad value gets the same reason either way. `node-rpc dev`
  * parses its flags into this object and hands it to createNode.
  *
  * Each option is one row of OPTIONS: its flag and its parser. A new flag `--foo-bar` is:
@@ -12,8 +12,8 @@
 import { InvalidArgumentError } from 'commander';
 import type { ChainConfig } from '../chain/config.js';
 import type { BlockOrder } from '../chain/pool/txpool.js';
-import { bigUint, blockOrder, clientVersion, derivationPath, ether, forkHeader, forkUrl, hardfork, intIn, mnemonic, seconds } from '../cli/flags.js';
-import type { StartOptions } from '../cli/start.js';
+import { bigUint, blockOrder, clientVersion, derivationPath, ether, forkHeader, forkUrl, hardfork, intIn, mnemonic, seconds } from './flags.js';
+import type { StartOptions } from './start.js';
 import type { ForkOptions, NodeOptions } from './types.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
@@ -153,7 +153,7 @@ function checkRows(given: Record<string, unknown>, rows: Record<string, Row<unkn
   return out;
 }
 
-/** Options of the node's start (src/cli/start.ts) from checked options; the transport's stay with listen. */
+/** Options of the node's start (src/lib/start.ts) from checked options; the transport's stay with listen. */
 export function toStart(o: CheckedOptions): StartOptions {
   const chain: Partial<ChainConfig> = {};
   if (o.chainId !== undefined) chain.chainId = BigInt(o.chainId);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
-import { startDev } from '../../src/cli/start.js';
+import { startDev } from '../../src/lib/start.js';
 import { startServer, type RpcServer } from '../../src/server/server.js';
 import { RpcCallError, startTestNode, type TestNode } from '../support/node.js';
 import { rpcProxy } from '../support/proxy.js';

@@ -1,7 +1,7 @@
 /** Helpers for the fork tests: an upstream node-rpc with contracts on it, and a fork of it. */
 import { AbiCoder, Interface } from 'ethers';
 import { ADDRS, artifact, startTestNode, type TestNode } from '../support/node.js';
-import type { StartOptions } from '../../src/cli/start.js';
+import type { StartOptions } from '../../src/lib/start.js';
 import type { ForkOptions } from '../../src/chain/fork/fork.js';
 
 export const token = () => new Interface(artifact('Token').abi);

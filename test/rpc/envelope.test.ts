@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { keccak256, toUtf8Bytes } from 'ethers';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { VERSION } from '../../src/cli/version.js';
+import { VERSION } from '../../src/lib/version.js';
 
 describe('JSON-RPC envelope', () => {
   let n: TestNode;

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { Wallet } from 'ethers';
 import { createMethodTable } from '../../src/rpc/methods/index.js';
 import { lockOf, OPEN_NAMESPACES, READ_ONLY_CONTROLS, SIGNING } from '../../src/rpc/policy.js';
-import { VERSION } from '../../src/cli/version.js';
+import { VERSION } from '../../src/lib/version.js';
 import { startCli } from '../support/cli.js';
 import { ADDRS, KEYS, startTestNode, waitForReceipt, type TestNode } from '../support/node.js';
 

@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startDev, type Running } from '../../src/cli/start.js';
+import { startDev, type Running } from '../../src/lib/start.js';
 import type { AccessEntry } from '../../src/server/access.js';
 import { startServer, type RpcServer } from '../../src/server/server.js';
 import { startCli } from '../support/cli.js';

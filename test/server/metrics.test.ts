@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startDev, type Running } from '../../src/cli/start.js';
+import { startDev, type Running } from '../../src/lib/start.js';
 import { startCli } from '../support/cli.js';
 import { ADDRS } from '../support/node.js';
 import { call, openSocket, poster, request, waitFor } from './helpers.js';

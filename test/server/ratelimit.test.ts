@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startDev, type Running } from '../../src/cli/start.js';
+import { startDev, type Running } from '../../src/lib/start.js';
 import { startServer, type RpcServer } from '../../src/server/server.js';
 import { call, openSocket, paced, poster, RATE_HEADERS, stubDispatcher, waitFor, type Reply } from './helpers.js';
 

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { startDev, type Running } from '../../src/cli/start.js';
-import { transportSettings } from '../../src/cli/transport.js';
+import { startDev, type Running } from '../../src/lib/start.js';
+import { transportSettings } from '../../src/lib/transport.js';
 import type { AccessEntry } from '../../src/server/access.js';
 import { hostCheck } from '../../src/server/hosts.js';
 import { startServer, type RpcServer } from '../../src/server/server.js';

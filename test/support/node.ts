@@ -1,6 +1,6 @@
 /** Shared test support: a live node-rpc server on an ephemeral port, a raw JSON-RPC client, fixtures. */
 import { readFileSync } from 'node:fs';
-import { startDev, type Running, type StartOptions } from '../../src/cli/start.js';
+import { startDev, type Running, type StartOptions } from '../../src/lib/start.js';
 
 export const KEYS = [
   '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',

@@ -58,7 +58,7 @@ export interface StartOptions {
   allowCheats?: boolean;
   /** Most blocks one eth_getLogs range may span (default: none; 10,000 on a shared node). */
   maxBlockRange?: number;
-  /** The transport's limits and access rules; unset fields take the mode's defaults (src/cli/transport.ts). */
+  /** The transport's limits and access rules; unset fields take the mode's defaults (src/lib/transport.ts). */
   transport?: TransportOptions;
 }
 
