@@ -10,7 +10,7 @@
 import { ContractFactory, Interface } from 'ethers';
 import { performance } from 'node:perf_hooks';
 import { chooseFees, devWallet, loadTokenArtifact, recipient, TOKEN_SUPPLY, type Receipt } from './chain.js';
-import type { Metrics } from './harness.js';
+import { RpcClient, median, startNode, type BenchNode, type Metrics } from './harness.js';
 
 export interface Caller {
   call<T = unknown>(method: string, params?: unknown[]): Promise<T>;
@@ -114,4 +114,21 @@ export function suiteMetrics(run: SuiteRun, median: (xs: ArrayLike<number>) => n
   };
   for (const m of SUITE_METHODS) out[m] = { value: run.perMethod[m], unit: 'ms' };
   return out;
+}
+
+/**
+ * The workload over HTTP, on an instance started fresh for it (as a suite's own node would be);
+ * a --target is used as it is.
+ */
+export async function suiteOverHttp(node: BenchNode, tests: number): Promise<Metrics> {
+  const fresh = node.spec ? await startNode(node.spec) : undefined;
+  const rpc = fresh ? new RpcClient(fresh.url) : node.rpc;
+  try {
+    return suiteMetrics(await runSuite(rpc, fresh?.chainId ?? node.chainId, tests), median);
+  } finally {
+    if (fresh) {
+      rpc.close();
+      await fresh.stop();
+    }
+  }
 }

@@ -8,8 +8,8 @@ import type { StoredBlock } from '../types.js';
 /** Version of the `nodeRpc` field this node writes in anvil's format (1 was this node's own format). */
 export const NODE_RPC_FORMAT = 2;
 
-/** What only this node keeps, in the `nodeRpc` field of a document in anvil's format (anvil ignores it). */
-export interface NodeRpcExtension {
+/** What both of this node's formats say of the chain they hold. */
+interface ChainFacts {
   version: number;
   generator: string;
   chainId: string;
@@ -19,6 +19,10 @@ export interface NodeRpcExtension {
   /** Seconds the node's clock ran ahead of the wall clock. */
   timeOffset: string;
   head: { number: string; hash: string };
+}
+
+/** What only this node keeps, in the `nodeRpc` field of a document in anvil's format (anvil ignores it). */
+export interface NodeRpcExtension extends ChainFacts {
   /** Runs of empty blocks: first block, count, seconds between blocks (only a run's last block is in `blocks`). */
   emptyRuns: Array<{ number: string; count: number; interval: string }>;
   /** State root a block was built on, by block number, when state was edited after its parent. */
@@ -150,16 +154,7 @@ export interface ReceiptJson {
 }
 
 /** This node's first format (version 1), still read. */
-export interface StateJson {
-  version: number;
-  generator: string;
-  chainId: string;
-  hardfork: string;
-  /** Root of the dumped state (edits after the head block included). */
-  stateRoot: string;
-  /** Seconds the node's clock ran ahead of the wall clock. */
-  timeOffset: string;
-  head: { number: string; hash: string };
+export interface StateJson extends ChainFacts {
   accounts: Record<string, AccountJson>;
   blocks: Array<BlockJson | EmptyRunJson>;
   transactions: TransactionJson[];

@@ -6,8 +6,8 @@
 
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CHAIN_ID, RpcClient, median, repoRoot, startNode, type Metrics, type Scenario } from '../harness.js';
-import { runSuite, suiteMetrics, type Caller } from '../suite.js';
+import { CHAIN_ID, median, repoRoot, type Metrics, type Scenario } from '../harness.js';
+import { runSuite, suiteMetrics, suiteOverHttp, type Caller } from '../suite.js';
 import type { Node, NodeOptions } from '../../../src/lib/types.js';
 
 type CreateNode = (options?: NodeOptions) => Promise<Node>;
@@ -17,18 +17,7 @@ const scenario: Scenario = {
   description: "suite's tests through createNode's provider in this process (node-rpc) beside the same over HTTP (anvil); createNode's first and warm times",
   async run(node) {
     const tests = node.options.quick ? 50 : 200;
-    if (node.label !== 'node-rpc') {
-      const fresh = node.spec ? await startNode(node.spec) : undefined;
-      const rpc = fresh ? new RpcClient(fresh.url) : node.rpc;
-      try {
-        return suiteMetrics(await runSuite(rpc, fresh?.chainId ?? node.chainId, tests), median);
-      } finally {
-        if (fresh) {
-          rpc.close();
-          await fresh.stop();
-        }
-      }
-    }
+    if (node.label !== 'node-rpc') return suiteOverHttp(node, tests);
     let t = performance.now();
     const { createNode } = (await import(pathToFileURL(join(repoRoot(), 'dist', 'index.js')).href)) as { createNode: CreateNode };
     const importMs = performance.now() - t;
