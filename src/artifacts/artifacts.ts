@@ -5,7 +5,7 @@
  * This module is platform-neutral: the node's terminal log, `node-rpc trace` and the browser
  * explorer all use it. Reading artifact files from disk is in `load.ts`.
  */
-import type { SourceLocator } from '../chain/sources.js';
+import type { SourceLocator } from '../chain/core/sources.js';
 import { SourceIndex } from './sources.js';
 import { decodeErrorResult, decodeEventLog, decodeFunctionData, toEventSelector, toFunctionSelector, type Abi, type AbiParameter } from 'viem';
 

@@ -3,7 +3,7 @@
  * matched against the code the node runs (runtime code, or init code for constructors). Library
  * links, immutables and the trailing metadata hash are ignored when matching.
  */
-import type { CodeSource, SourceLocation, SourceLocator } from '../chain/sources.js';
+import type { CodeSource, SourceLocation, SourceLocator } from '../chain/core/sources.js';
 import { decodeSourceMap, instructionIndex, type MapEntry, SourceText } from './sourceMap.js';
 
 /** The files of one compiler run, by source id; generated (Yul) sources are marked. */

@@ -6,7 +6,7 @@
 import type { EventEmitter } from 'node:events';
 import type { PendingTx } from './mining/block.js';
 import type { BlockStore } from './store.js';
-import type { BlockRef, MinedTx, StoredBlock } from './types.js';
+import type { BlockRef, MinedTx, StoredBlock } from './core/types.js';
 
 export interface NodeEvents {
   /** A block was added to the chain. */

@@ -1,6 +1,6 @@
 /** eth_feeHistory over stored blocks: base fees, gas used ratios and reward percentiles. */
 import type { BlockStore } from './store.js';
-import type { StoredBlock } from './types.js';
+import type { StoredBlock } from './core/types.js';
 
 export interface FeeHistory {
   oldestBlock: bigint;

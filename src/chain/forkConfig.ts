@@ -6,7 +6,7 @@
 import { crc32 } from 'node:zlib';
 import type { Common } from '@ethereumjs/common';
 import { getActivePrecompiles } from '@ethereumjs/evm';
-import { isAtLeast, type SupportedHardfork } from './config.js';
+import { isAtLeast, type SupportedHardfork } from './core/config.js';
 
 export interface ForkConfig {
   activationTime: number;

@@ -3,7 +3,7 @@ import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, bytesToHex } from '@ethereumjs/util';
-import type { ChainConfig } from './config.js';
+import type { ChainConfig } from './core/config.js';
 import { CREATE2_DEPLOYER, CREATE2_DEPLOYER_CODE } from './create2Deployer.js';
 import type { Fork } from './fork/fork.js';
 import { forkPoint } from './fork/genesis.js';

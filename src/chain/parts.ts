@@ -7,18 +7,18 @@ import type { EventEmitter } from 'node:events';
 import type { Common } from '@ethereumjs/common';
 import type { Account, Address } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import type { ChainConfig } from './config.js';
+import type { ChainConfig } from './core/config.js';
 import type { Clock } from './controls/clock.js';
 import type { MiningSettings } from './controls/settings.js';
 import type { NodeStore } from './engine/nodeStore.js';
 import type { Preimages } from './engine/preimages.js';
 import type { NodeEvents } from './feed.js';
 import type { Fork } from './fork/fork.js';
-import type { ForkLink, NodeStateManager } from './fork/state.js';
-import type { Lock } from './lock.js';
+import type { ForkLink, NodeStateManager } from './engine/forkState.js';
+import type { Lock } from './core/lock.js';
 import type { TxPool } from './pool/txpool.js';
 import type { BlockStore } from './store.js';
-import type { BlockRef, StoredBlock, TxRequest } from './types.js';
+import type { BlockRef, StoredBlock, TxRequest } from './core/types.js';
 import type { DevAccount } from './wallet/accounts.js';
 
 /** Block settings test controls change; snapshots and reset restore them. */

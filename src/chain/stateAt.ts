@@ -2,8 +2,8 @@
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { KECCAK256_RLP, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import { ChainError } from './errors.js';
-import type { StoredBlock } from './types.js';
+import { ChainError } from './core/errors.js';
+import type { StoredBlock } from './core/types.js';
 
 /** The state manager behind a state or a VM (what withPrefetch watches). */
 export function stateOf(s: MerkleStateManager | VM): unknown {

@@ -7,7 +7,7 @@
  * transactions or logs can skip them with `realBlocks()` / `isVirtual()`.
  */
 import type { EmptyRun } from './mining/emptyRuns.js';
-import type { MinedTx, StoredBlock } from './types.js';
+import type { MinedTx, StoredBlock } from './core/types.js';
 
 /** Materialized blocks of runs kept for reuse (the head is always kept). */
 const VIRTUAL_CACHE = 512;

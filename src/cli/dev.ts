@@ -3,7 +3,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import chalk from 'chalk';
 import type { Command } from 'commander';
-import { HARDFORKS, defaultConfig, type SupportedHardfork } from '../chain/config.js';
+import { HARDFORKS, defaultConfig, type SupportedHardfork } from '../chain/core/config.js';
 import { DEFAULT_MAX_TRACE_STEPS } from '../chain/node.js';
 import type { BlockOrder } from '../chain/pool/txpool.js';
 import { detectArtifactDirs } from '../artifacts/load.js';

@@ -1,6 +1,6 @@
 /** Blocks as eth_getBlockBy* and newHeads show them. */
 import type { BlockHeader } from '@ethereumjs/block';
-import type { StoredBlock } from '../chain/types.js';
+import type { StoredBlock } from '../chain/core/types.js';
 import { addr, hex, qty } from './hex.js';
 import { formatMinedTx } from './tx.js';
 

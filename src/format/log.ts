@@ -1,5 +1,5 @@
 /** Logs as eth_getLogs and receipts show them. */
-import type { MinedTx, RawLog } from '../chain/types.js';
+import type { MinedTx, RawLog } from '../chain/core/types.js';
 import { hex, qty } from './hex.js';
 
 export interface RpcLog {

@@ -5,7 +5,7 @@
  */
 import { bytesToHex } from '@ethereumjs/util';
 import type { LogChange, LogEntry } from '../chain/logs/logIndex.js';
-import type { MinedTx } from '../chain/types.js';
+import type { MinedTx } from '../chain/core/types.js';
 import { RawJson } from './hex.js';
 import { JsonParts, STREAM_FROM, listParts } from './stream.js';
 

@@ -1,5 +1,5 @@
 /** Transaction receipts (eth_getTransactionReceipt, eth_getBlockReceipts). */
-import type { MinedTx } from '../chain/types.js';
+import type { MinedTx } from '../chain/core/types.js';
 import { addr, hex, qty } from './hex.js';
 import { formatTxLogs } from './log.js';
 

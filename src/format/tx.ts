@@ -1,7 +1,7 @@
 /** Transactions as eth_getTransactionByHash and full blocks show them. */
 import { Capability, TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import type { Address } from '@ethereumjs/util';
-import type { MinedTx } from '../chain/types.js';
+import type { MinedTx } from '../chain/core/types.js';
 import { addr, hex, qty } from './hex.js';
 
 const cache = new WeakMap<MinedTx, object>();

@@ -2,7 +2,7 @@
 import { InvalidArgumentError } from 'commander';
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
-import { HARDFORKS, parseHardfork, type SupportedHardfork } from '../chain/config.js';
+import { HARDFORKS, parseHardfork, type SupportedHardfork } from '../chain/core/config.js';
 import type { BlockOrder } from '../chain/pool/txpool.js';
 import { parseEther } from './units.js';
 

@@ -2,8 +2,8 @@
 import chalk from 'chalk';
 import { bytesToHex } from '@ethereumjs/util';
 import { formatDecoded, type Artifacts } from '../artifacts/artifacts.js';
-import type { MinedTx, StoredBlock } from '../chain/types.js';
-import type { SourceStack } from '../chain/sources.js';
+import type { MinedTx, StoredBlock } from '../chain/core/types.js';
+import type { SourceStack } from '../chain/core/sources.js';
 import { decodeRevertReason, revertMessage } from '../chain/exec/revertData.js';
 import { failureHeadline, frameText } from '../chain/exec/explain.js';
 import type { RpcError } from '../rpc/errors.js';

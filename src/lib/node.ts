@@ -12,7 +12,7 @@ import { prepareStatePath, writeStateFile } from '../chain/controls/stateDisk.js
 import { dumpStateChunks } from '../chain/controls/stateFile.js';
 import { minedFailureStack } from '../chain/exec/minedStack.js';
 import type { DevNode } from '../chain/node.js';
-import { LATEST } from '../chain/types.js';
+import { LATEST } from '../chain/core/types.js';
 import { RequestLog } from './log.js';
 import { bootDev, serveDev, type Booted, type StartOptions } from './start.js';
 import { VERSION } from './version.js';

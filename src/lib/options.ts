@@ -10,7 +10,7 @@
  *  - a line `fooBar: flags.fooBar` in `nodeOptions` of src/cli/dev.ts, beside the commander option.
  */
 import { InvalidArgumentError } from 'commander';
-import type { ChainConfig } from '../chain/config.js';
+import type { ChainConfig } from '../chain/core/config.js';
 import type { BlockOrder } from '../chain/pool/txpool.js';
 import { bigUint, blockOrder, clientVersion, derivationPath, ether, forkHeader, forkUrl, hardfork, intIn, mnemonic, seconds } from './flags.js';
 import type { StartOptions } from './start.js';

@@ -1,7 +1,7 @@
 /** Boot a dev node and serve it: used by `node-rpc dev` and by the tests. */
 import { CallWorkers } from '../chain/exec/offload/pool.js';
-import type { ChainConfig } from '../chain/config.js';
-import { defaultConfig } from '../chain/config.js';
+import type { ChainConfig } from '../chain/core/config.js';
+import { defaultConfig } from '../chain/core/config.js';
 import { Fork, type ForkOptions } from '../chain/fork/fork.js';
 import { DevNode } from '../chain/node.js';
 import type { CallBounds } from '../chain/exec/bounds.js';

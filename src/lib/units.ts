@@ -1,5 +1,5 @@
 /** Ether/wei conversions for flags and the banner. */
-import { ETHER } from '../chain/config.js';
+import { ETHER } from '../chain/core/config.js';
 
 /** Parse a decimal ether amount ("10000", "0.5") into wei; undefined when malformed. */
 export function parseEther(text: string): bigint | undefined {

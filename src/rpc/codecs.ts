@@ -3,7 +3,7 @@
  * Method files declare their params as a list of codecs; the registry runs them before the handler.
  */
 import { Address } from '@ethereumjs/util';
-import type { BlockRef, BlockTag } from '../chain/types.js';
+import type { BlockRef, BlockTag } from '../chain/core/types.js';
 import { invalidParams } from './errors.js';
 
 export type { BlockRef, BlockTag };

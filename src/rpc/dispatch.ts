@@ -2,12 +2,13 @@
  * JSON-RPC 2.0 envelope handling: parse, validate, batch, dispatch, serialize once.
  */
 import { bytesToHex } from '@ethereumjs/util';
-import { ChainError, ExecutionError } from '../chain/errors.js';
+import { ChainError, ExecutionError } from '../chain/core/errors.js';
 import { RawJson } from '../format/hex.js';
 import { JsonParts } from '../format/stream.js';
 import { batchTooLarge, capBatch, DEFAULT_MAX_BATCH, errorText, methodsOf, refusedText, type Body, type Id } from './batch.js';
 import { ErrorCode, RpcError } from './errors.js';
-import type { CallContext, MethodTable } from './registry.js';
+import type { CallContext } from '../server/context.js';
+import type { MethodTable } from './registry.js';
 
 export type { Body } from './batch.js';
 

@@ -1,4 +1,4 @@
-import type { SourceStack } from '../chain/sources.js';
+import type { SourceStack } from '../chain/core/sources.js';
 
 /** JSON-RPC 2.0 error codes used by the node. */
 export const ErrorCode = {

@@ -18,16 +18,17 @@
  *    it serves debug_*; otherwise its error is passed on).
  */
 import { bytesToHex } from '@ethereumjs/util';
-import { ChainError } from '../chain/errors.js';
+import { ChainError } from '../chain/core/errors.js';
 import { ForkUpstreamError } from '../chain/fork/client.js';
 import type { Fork } from '../chain/fork/fork.js';
 import { TooManyLogsError } from '../chain/logs/logIndex.js';
 import type { DevNode } from '../chain/node.js';
-import type { BlockRef } from '../chain/types.js';
+import type { BlockRef } from '../chain/core/types.js';
 import { RawJson, qty } from '../format/hex.js';
 import { logsJsonText } from '../format/logJson.js';
 import type { FilterQuery } from './logFilter.js';
-import { parseParam, parseParams, type CallContext, type MethodDef } from './registry.js';
+import { parseParam, parseParams, type MethodDef } from './registry.js';
+import type { CallContext } from '../server/context.js';
 
 type Route =
   /**

@@ -9,7 +9,7 @@
  */
 import { bytesToHex } from '@ethereumjs/util';
 import type { LogCriteria } from '../chain/logs/logIndex.js';
-import type { BlockRef } from '../chain/types.js';
+import type { BlockRef } from '../chain/core/types.js';
 import { address, blockNumberOrTag, hash32, type Codec } from './codecs.js';
 import { invalidParams } from './errors.js';
 

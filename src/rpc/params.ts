@@ -1,5 +1,5 @@
 /** Structured param codecs shared by several namespaces: transaction requests and state overrides. */
-import type { AccountOverride, StateOverrides, TxRequest } from '../chain/types.js';
+import type { AccountOverride, StateOverrides, TxRequest } from '../chain/core/types.js';
 import { address, arrayOf, bytesN, data, hash32, optional, quantity, record, struct, uint, uint64, type Codec } from './codecs.js';
 import { invalidParams } from './errors.js';
 

@@ -10,7 +10,7 @@ import { RawJson } from '../format/hex.js';
 import { JsonParts } from '../format/stream.js';
 import type { Dispatcher } from './dispatch.js';
 import { ErrorCode, RpcError } from './errors.js';
-import type { CallContext } from './registry.js';
+import type { CallContext } from '../server/context.js';
 
 export interface RequestArguments {
   readonly method: string;

@@ -4,22 +4,7 @@
  */
 import type { Codec } from './codecs.js';
 import { invalidParams } from './errors.js';
-
-/** Per-connection context handed to handlers (subscriptions need to push on their connection). */
-export interface CallContext {
-  readonly transport: 'http' | 'ws';
-  /** Push a message to this connection (WebSocket only). */
-  send?(message: string): void;
-  /** Register cleanup for when the connection closes (WebSocket only). */
-  onClose?(fn: () => void): void;
-  /**
-   * Set by the transport when it rate-limits or logs requests. Called once per request body, before
-   * any of its calls runs and before the handler first awaits, with the method of each call (one
-   * per batch element, `''` where an element names none; none for a body that does not parse or a
-   * batch over the size cap). False refuses the body whole: each call is answered -32005.
-   */
-  admit?(methods: readonly string[]): boolean;
-}
+import type { CallContext } from '../server/context.js';
 
 type Parsed<C> = C extends Codec<infer T> ? T : never;
 type ParsedList<C extends readonly Codec<unknown>[]> = { [K in keyof C]: Parsed<C[K]> };

@@ -12,13 +12,13 @@
 import type { DevNode } from '../chain/node.js';
 import { type DroppedBlock, type LogEntry, type LogMatcher } from '../chain/logs/logIndex.js';
 import type { PendingTx } from '../chain/mining/block.js';
-import type { StoredBlock } from '../chain/types.js';
+import type { StoredBlock } from '../chain/core/types.js';
 import { randomId } from '../chain/logs/filters.js';
 import { formatHeader } from '../format/block.js';
 import { LogWriter } from '../format/logJson.js';
 import { formatTx, PENDING } from '../format/tx.js';
 import { ErrorCode, RpcError } from './errors.js';
-import type { CallContext } from './registry.js';
+import type { CallContext } from '../server/context.js';
 
 /** How long one turn of announcing queued heads (runs of empty blocks) may take. */
 const HEADS_SLICE_MS = 8;

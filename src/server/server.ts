@@ -21,7 +21,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { CallContext } from '../rpc/registry.js';
+import type { CallContext } from './context.js';
 import type { AccessEntry } from './access.js';
 import { Admission } from './admission.js';
 import { corsHeaders } from './cors.js';

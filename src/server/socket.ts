@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { WebSocket, type RawData } from 'ws';
-import type { CallContext } from '../rpc/registry.js';
+import type { CallContext } from './context.js';
 import type { AccessEntry } from './access.js';
 import { Admission } from './admission.js';
 import type { Client } from './gate.js';

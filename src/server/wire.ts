@@ -3,7 +3,7 @@
  * accepted content types, and streamed bodies cut into buffers.
  */
 import type { RawData } from 'ws';
-import type { CallContext } from '../rpc/registry.js';
+import type { CallContext } from './context.js';
 
 /** A response: one string, or pieces to send in order (a large result streamed as it is written). */
 export type Body = string | Iterable<string>;

@@ -2,8 +2,8 @@
  * Parsing and validation of the debug_trace* options object (geth's TraceConfig /
  * TraceCallConfig, with the tracer-specific `tracerConfig`).
  */
-import { ChainError } from '../chain/errors.js';
-import type { SourceLocator } from '../chain/sources.js';
+import { ChainError } from '../chain/core/errors.js';
+import type { SourceLocator } from '../chain/core/sources.js';
 
 export interface StructLoggerOptions {
   enableMemory: boolean;

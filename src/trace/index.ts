@@ -8,7 +8,7 @@
  */
 import type { VM } from '@ethereumjs/vm';
 import type { Address } from '@ethereumjs/util';
-import { ChainError } from '../chain/errors.js';
+import { ChainError } from '../chain/core/errors.js';
 import { CallTracer } from './callTracer.js';
 import type { TraceConfig, TracerSpec } from './config.js';
 import { TraceDriver, TraceTimeoutError, type Tracer } from './driver.js';
@@ -18,7 +18,7 @@ import { NoopTracer } from './noopTracer.js';
 import { ParityTracer } from './parityTracer.js';
 import { PrestateTracer } from './prestateTracer.js';
 import { SourceTracer } from './sourceTracer.js';
-import type { SourceLocator } from '../chain/sources.js';
+import type { SourceLocator } from '../chain/core/sources.js';
 import { StructLogger } from './structLogger.js';
 
 export { parseTraceConfig, parseGoDuration, DEFAULT_TIMEOUT_MS } from './config.js';

@@ -8,15 +8,15 @@ import type { Common } from '@ethereumjs/common';
 import { Capability, type TypedTransaction } from '@ethereumjs/tx';
 import { eoaCode7702RecoverAuthority, type Address, type EOACode7702AuthorizationListBytesItem } from '@ethereumjs/util';
 import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
-import { ChainError } from '../chain/errors.js';
+import { ChainError } from '../chain/core/errors.js';
 import { headerFields } from '../chain/exec/blockContext.js';
 import { applyOverrides, asSender, ZERO_ADDRESS } from '../chain/exec/call.js';
 import { feesOf, runChecked } from '../chain/exec/rejections.js';
 import { BlockReplay } from '../chain/exec/replay.js';
 import { withFakeSender } from '../chain/exec/request.js';
 import type { DevNode } from '../chain/node.js';
-import { effectiveGasPrice } from '../chain/pool/admission.js';
-import type { BlockRef, MinedTx, StateOverrides, StoredBlock, TxRequest } from '../chain/types.js';
+import { effectiveGasPrice } from '../chain/exec/receipt.js';
+import type { BlockRef, MinedTx, StateOverrides, StoredBlock, TxRequest } from '../chain/core/types.js';
 import type { TraceConfig } from './config.js';
 import { traceRun, type TraceOutcome, type TraceRun } from './index.js';
 

@@ -9,7 +9,7 @@
 import { revertMessage } from '../chain/exec/revertData.js';
 import { failureMessage } from '../chain/exec/explain.js';
 import { StackRecorder } from '../chain/exec/failureStack.js';
-import type { SourceFrame, SourceLocator, SourceStack } from '../chain/sources.js';
+import type { SourceFrame, SourceLocator, SourceStack } from '../chain/core/sources.js';
 import type { Frame, FrameResult, StepView, Tracer } from './driver.js';
 import { hexBytes, hexQuantity } from './hex.js';
 

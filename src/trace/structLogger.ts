@@ -1,5 +1,5 @@
 /** geth's default tracer: the struct (opcode) logger, in its legacy JSON form. */
-import { ChainError } from '../chain/errors.js';
+import { ChainError } from '../chain/core/errors.js';
 import type { StructLoggerOptions } from './config.js';
 import type { Frame, FrameResult, StepView, Tracer, TxEndContext } from './driver.js';
 import { bytesToWord, hashHex, hexBytes } from './hex.js';

@@ -1,13 +1,15 @@
 /**
- * The source tree's shape, checked on every run: no import cycles (type-only imports included),
- * no file over 450 lines, layers importing only downward, and rpc handlers that call into chain/
- * rather than writing its fields.
+ * The source tree's shape, checked on every run: no import cycles between files (type-only
+ * imports included) or between folders (value imports), every import following the folder order
+ * the README writes down (folders.ts), no file over 450 lines, and rpc handlers that call into
+ * chain/ rather than writing its fields.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { againstOrder, describe, folderCycles, folderGraph, readOrder } from './folders.js';
 
 const SRC = fileURLToPath(new URL('../../../src/', import.meta.url));
 
@@ -51,6 +53,13 @@ test('no import cycles in src/', () => {
   assert.deepEqual(cycles, []);
 });
 
+test('no cycle between folders, and every import follows the README\'s folder order', () => {
+  const graph = folderGraph(SRC);
+  const order = readOrder(readFileSync(new URL('../../../README.md', import.meta.url), 'utf8'));
+  const problems = [...folderCycles(graph).map((c) => `cycle: ${c.join(', ')}`), ...againstOrder(graph, order)];
+  assert.deepEqual(problems, [], `folder graph:\n${describe(graph, order)}`);
+});
+
 test('no source file over 450 lines', () => {
   const long = FILES.map((f) => [rel(f), readFileSync(f, 'utf8').split('\n').length] as const).filter(([, n]) => n > 450);
   assert.deepEqual(long, []);
@@ -58,7 +67,7 @@ test('no source file over 450 lines', () => {
 
 test('layers import only downward: server knows no Ethereum, chain no JSON-RPC, the library no CLI', () => {
   const below: Record<string, string[]> = {
-    server: ['server', 'rpc/registry.ts'],
+    server: ['server'],
     chain: ['chain'],
     trace: ['trace', 'chain'],
     format: ['format', 'chain', 'trace'],

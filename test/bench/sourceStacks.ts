@@ -11,8 +11,8 @@ import { JsonRpcProvider, NonceManager, Wallet, ContractFactory, Interface } fro
 import { createAddressFromString, hexToBytes } from '@ethereumjs/util';
 import { loadArtifacts } from '../../src/artifacts/load.js';
 import { failureMessage } from '../../src/chain/exec/explain.js';
-import { ExecutionError } from '../../src/chain/errors.js';
-import { LATEST } from '../../src/chain/types.js';
+import { ExecutionError } from '../../src/chain/core/errors.js';
+import { LATEST } from '../../src/chain/core/types.js';
 import { KEYS, startTestNode, type TestNode } from '../support/node.js';
 import { built, deployFixtures, LAYOUTS } from '../support/sourcemaps.js';
 

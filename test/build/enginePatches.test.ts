@@ -17,7 +17,7 @@ import { RLP, type Input } from '@ethereumjs/rlp';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { createRequire } from 'node:module';
 import { makeCommon } from '../../src/chain/engine/common.js';
-import { ForkLink, NodeStateManager } from '../../src/chain/fork/state.js';
+import { ForkLink, NodeStateManager } from '../../src/chain/engine/forkState.js';
 
 const common = makeCommon(984n, 'prague');
 const CONTRACT = new Address(hexToBytes('0x00000000000000000000000000000000000c0de0'));

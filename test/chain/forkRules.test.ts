@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HARDFORKS, isAtLeast, parseHardfork } from '../../src/chain/config.js';
+import { HARDFORKS, isAtLeast, parseHardfork } from '../../src/chain/core/config.js';
 import { makeCommon, txGasCap } from '../../src/chain/engine/common.js';
 import { forkConfig } from '../../src/chain/forkConfig.js';
 

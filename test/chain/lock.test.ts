@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Wallet } from 'ethers';
 import { WebSocket } from 'ws';
-import { Lock } from '../../src/chain/lock.js';
+import { Lock } from '../../src/chain/core/lock.js';
 import { ADDRS, KEYS, startTestNode, type TestNode } from '../support/node.js';
 
 const tick = () => new Promise<void>((r) => setImmediate(r));

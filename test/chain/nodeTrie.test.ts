@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MerklePatriciaTrie, type MPTNode } from '@ethereumjs/mpt';
 import { ValueEncoding, bytesToHex } from '@ethereumjs/util';
-import { keccak256 } from '../../src/chain/engine/keccak.js';
+import { keccak256 } from '../../src/chain/core/keccak.js';
 import { NodeDB, NodeStore } from '../../src/chain/engine/nodeStore.js';
 import { DECODED_NODES, DecodedNodes, NodeTrie } from '../../src/chain/engine/nodeTrie.js';
 

@@ -266,7 +266,7 @@ test('a cleared store (a chain reset) holds nothing and uses up its marks; a rep
 
 test('preimages recorded after a mark are forgotten by a rewind to it, one by one or by keeping the rest', async () => {
   const { Preimages } = await import('../../src/chain/engine/preimages.js');
-  const { keccak256 } = await import('../../src/chain/engine/keccak.js');
+  const { keccak256 } = await import('../../src/chain/core/keccak.js');
   const key = (i: number) => new Uint8Array(20).fill(i);
   const p = new Preimages();
   for (let i = 0; i < 10; i++) p.written(keccak256(key(i)), key(i));

@@ -8,12 +8,12 @@ import { describe, test } from 'node:test';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { Address, bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util';
 import { Interface } from 'ethers';
-import { defaultConfig } from '../../src/chain/config.js';
+import { defaultConfig } from '../../src/chain/core/config.js';
 import { makeCommon } from '../../src/chain/engine/common.js';
 import type { PendingTx } from '../../src/chain/mining/block.js';
 import { DevNode } from '../../src/chain/node.js';
 import { TxPool } from '../../src/chain/pool/txpool.js';
-import { LATEST } from '../../src/chain/types.js';
+import { LATEST } from '../../src/chain/core/types.js';
 import { ADDRS, artifact } from '../support/node.js';
 
 const common = makeCommon(984n, 'prague');

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { bytesToHex } from '@ethereumjs/util';
 import { deriveAccounts, deriveKeys, mnemonicSeed } from '../../src/chain/wallet/accounts.js';
-import { DEFAULT_KEYS, DEFAULT_PATH } from '../../src/chain/wallet/defaultKeys.js';
-import { DEFAULT_MNEMONIC } from '../../src/chain/config.js';
+import { DEFAULT_KEYS, DEFAULT_PATH } from '../../src/chain/core/defaultKeys.js';
+import { DEFAULT_MNEMONIC } from '../../src/chain/core/config.js';
 import { ADDRS, KEYS } from '../support/node.js';
 
 test('the mnemonic seed is BIP-39\'s, with and without a passphrase, NFKD-normalized', () => {

@@ -19,7 +19,7 @@ import { createBlock, type Block } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
 import { Account, Address, bytesToHex, setLengthLeft } from '@ethereumjs/util';
 import { runTx, type RunTxResult } from '@ethereumjs/vm';
-import { LATEST_HARDFORK } from '../../src/chain/config.js';
+import { LATEST_HARDFORK } from '../../src/chain/core/config.js';
 import { makeCommon } from '../../src/chain/engine/common.js';
 import { createEngine, type Engine } from '../../src/chain/engine/engine.js';
 import { withFakeSender } from '../../src/chain/exec/request.js';

@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { differential, type Mismatch } from './fuzz.js';
 import { isSlow } from './slow.js';
-import { HARDFORKS, type SupportedHardfork } from '../../src/chain/config.js';
+import { HARDFORKS, type SupportedHardfork } from '../../src/chain/core/config.js';
 import { cases, hardforkOf, runCase, type CaseResult, type StateTestJson } from './stateTest.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

@@ -13,7 +13,7 @@ import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft, unpadBytes, utf8ToBytes } from '@ethereumjs/util';
 import { runTx, type RunTxResult } from '@ethereumjs/vm';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { parseHardfork, type SupportedHardfork } from '../../src/chain/config.js';
+import { parseHardfork, type SupportedHardfork } from '../../src/chain/core/config.js';
 import { makeCommon } from '../../src/chain/engine/common.js';
 import { createEngine } from '../../src/chain/engine/engine.js';
 import { traceRun } from '../../src/trace/index.js';

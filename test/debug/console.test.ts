@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AbiCoder, Interface, getAddress, hexlify, id } from 'ethers';
 import { CONSOLE_ADDRESS, decodeConsoleLog } from '../../src/chain/exec/console.js';
-import type { MinedTx } from '../../src/chain/types.js';
+import type { MinedTx } from '../../src/chain/core/types.js';
 import { ADDRS, artifact, startTestNode, type TestNode } from '../support/node.js';
 
 const coder = AbiCoder.defaultAbiCoder();

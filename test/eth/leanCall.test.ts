@@ -12,7 +12,7 @@ import { callBlock } from '../../src/chain/exec/blockContext.js';
 import { runDiscarded, ZERO_ADDRESS } from '../../src/chain/exec/call.js';
 import { leanCall, leanMinimumGas, leanRules } from '../../src/chain/exec/lean.js';
 import { unsignedTx } from '../../src/chain/exec/request.js';
-import type { TxRequest } from '../../src/chain/types.js';
+import type { TxRequest } from '../../src/chain/core/types.js';
 import { CONTRACTS, Rng, program } from '../consensus/fuzz.js';
 import { ADDRS, startTestNode, type TestNode } from '../support/node.js';
 

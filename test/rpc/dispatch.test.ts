@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ChainError, RevertError } from '../../src/chain/errors.js';
+import { ChainError, RevertError } from '../../src/chain/core/errors.js';
 import { quantity } from '../../src/rpc/codecs.js';
 import { listParts } from '../../src/format/stream.js';
 import { Dispatcher } from '../../src/rpc/dispatch.js';

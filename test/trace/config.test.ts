@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ChainError } from '../../src/chain/errors.js';
+import { ChainError } from '../../src/chain/core/errors.js';
 import { parseGoDuration, parseTraceConfig } from '../../src/trace/index.js';
 
 function rejects(raw: unknown, pattern: RegExp): void {

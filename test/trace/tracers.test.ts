@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAddressFromString, createContractAddress, hexToBytes } from '@ethereumjs/util';
-import { ChainError } from '../../src/chain/errors.js';
+import { ChainError } from '../../src/chain/core/errors.js';
 import { unpackRevert } from '../../src/trace/index.js';
 import { structLogJson } from '../../src/format/stream.js';
 import type { StructLogEntry } from '../../src/trace/structLogger.js';

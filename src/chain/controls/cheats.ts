@@ -4,7 +4,7 @@
  * order requested and a snapshot taken before them does not see them.
  */
 import { Account, type Address } from '@ethereumjs/util';
-import { ChainError } from '../errors.js';
+import { ChainError } from '../core/errors.js';
 import type { PendingTx } from '../mining/block.js';
 import type { DevNode } from '../node.js';
 

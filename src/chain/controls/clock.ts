@@ -1,5 +1,5 @@
 /** Block timestamps: wall clock plus an offset, one-shot overrides and fixed intervals. */
-import { ChainError } from '../errors.js';
+import { ChainError } from '../core/errors.js';
 
 export class Clock {
   /** Seconds added to the wall clock (evm_increaseTime, evm_setTime). */

@@ -9,9 +9,9 @@
  * current balance) would answer the value by coincidence and be overwritten.
  */
 import { bigIntToBytes, bytesToBigInt, createZeroAddress, hexToBytes, setLengthLeft, type Address } from '@ethereumjs/util';
-import { ChainError } from '../errors.js';
+import { ChainError } from '../core/errors.js';
 import type { DevNode } from '../node.js';
-import { LATEST, type AccountOverride } from '../types.js';
+import { LATEST, type AccountOverride } from '../core/types.js';
 import { setStorageAt } from './cheats.js';
 
 const BALANCE_OF = hexToBytes('0x70a08231'); // balanceOf(address)

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { KECCAK256_RLP, bytesToHex } from '@ethereumjs/util';
-import { ChainError } from '../errors.js';
+import { ChainError } from '../core/errors.js';
 import type { StoreMark } from '../engine/nodeStore.js';
 import type { Fork } from '../fork/fork.js';
 import type { PendingTx } from '../mining/block.js';
@@ -15,7 +15,7 @@ import type { Mining } from '../mining/mining.js';
 import type { BlockSettings, NodeParts } from '../parts.js';
 import type { Intake } from '../pool/intake.js';
 import type { TxPool } from '../pool/txpool.js';
-import type { TxRequest } from '../types.js';
+import type { TxRequest } from '../core/types.js';
 import { Clock } from './clock.js';
 import type { MiningSettings } from './settings.js';
 

@@ -20,12 +20,12 @@ import { Block, createBlockHeader, type BlockHeader } from '@ethereumjs/block';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address, bytesToHex, createWithdrawal, equalsBytes } from '@ethereumjs/util';
 import { EmptyRun } from '../mining/emptyRuns.js';
-import { readyKeccak } from '../engine/keccak.js';
-import { effectiveGasPrice } from '../pool/admission.js';
+import { readyKeccak } from '../core/keccak.js';
+import { effectiveGasPrice } from '../exec/receipt.js';
 import { parsePool } from '../pool/poolFile.js';
 import { withRecordedSender } from '../exec/request.js';
 import type { DevNode } from '../node.js';
-import type { MinedTx, RawLog, Receipt, StoredBlock } from '../types.js';
+import type { MinedTx, RawLog, Receipt, StoredBlock } from '../core/types.js';
 import { NODE_RPC_FORMAT, bytesAt, errorOfExit, objectAt, parseAccounts, quantityAt, u64At, type ParsedChainEntry, type ParsedState } from './stateJson.js';
 
 type Fail = (m: string) => never;

@@ -22,11 +22,11 @@ import { RLP } from '@ethereumjs/rlp';
 import type { BlockHeader } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, KECCAK256_RLP, bytesToHex, createAccountFromRLP, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
-import { ChainError } from '../errors.js';
-import { keccak256 } from '../engine/keccak.js';
+import { ChainError } from '../core/errors.js';
+import { keccak256 } from '../core/keccak.js';
 import { dumpPool } from '../pool/poolFile.js';
 import type { DevNode } from '../node.js';
-import type { MinedTx, StoredBlock } from '../types.js';
+import type { MinedTx, StoredBlock } from '../core/types.js';
 import { NODE_RPC_FORMAT, exitOf, type NodeRpcExtension } from './stateJson.js';
 
 const q = (n: bigint | number): string => '0x' + n.toString(16);

@@ -15,7 +15,7 @@
 import { gunzipSync } from 'node:zlib';
 import { Account, KECCAK256_RLP, equalsBytes } from '@ethereumjs/util';
 import { EmptyRun } from '../mining/emptyRuns.js';
-import { readyKeccak } from '../engine/keccak.js';
+import { readyKeccak } from '../core/keccak.js';
 import type { DevNode } from '../node.js';
 import { parseAnvilState } from './stateAnvil.js';
 import { parseLegacyState } from './stateLegacy.js';

@@ -1,9 +1,9 @@
 /** The state file's JSON shapes, what a parsed document gives, and the checked readers its loaders use for each field. */
 import { Address, hexToBytes, setLengthLeft } from '@ethereumjs/util';
-import { ChainError } from '../errors.js';
+import { ChainError } from '../core/errors.js';
 import type { PendingTx } from '../mining/block.js';
 import type { PoolTxJson } from '../pool/poolFile.js';
-import type { StoredBlock } from '../types.js';
+import type { StoredBlock } from '../core/types.js';
 
 /** Version of the `nodeRpc` field this node writes in anvil's format (1 was this node's own format). */
 export const NODE_RPC_FORMAT = 2;

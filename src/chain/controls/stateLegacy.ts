@@ -9,7 +9,7 @@ import { Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import { parsePool } from '../pool/poolFile.js';
 import { withRecordedSender } from '../exec/request.js';
 import type { DevNode } from '../node.js';
-import type { RawLog, Receipt, StoredBlock } from '../types.js';
+import type { RawLog, Receipt, StoredBlock } from '../core/types.js';
 import { bytesAt, objectAt, parseAccounts, quantityAt, type ParsedChainEntry, type ParsedState } from './stateJson.js';
 
 /** The first format's version. */

@@ -1,7 +1,7 @@
 /**
  * ethereumjs's Merkle state manager as the live state and its copies use it: storage writes stay in
  * the storage cache until a flush, and reads of committed accounts and slots are memoized across
- * the reverts every call ends with. The fork's read-through (fork/state.ts) builds on it.
+ * the reverts every call ends with. The fork's read-through (forkState.ts) builds on it.
  */
 import { RLP } from '@ethereumjs/rlp';
 import { MerkleStateManager } from '@ethereumjs/statemanager';

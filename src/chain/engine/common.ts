@@ -12,9 +12,9 @@ import { createBlockHeader } from '@ethereumjs/block';
 import { Common, Mainnet, createCustomCommon } from '@ethereumjs/common';
 import { createTx } from '@ethereumjs/tx';
 import { MAX_RLP_BLOCK_SIZE } from '@ethereumjs/util';
-import { isAtLeast, type SupportedHardfork } from '../config.js';
+import { isAtLeast, type SupportedHardfork } from '../core/config.js';
 import { ecrecover, ecsign } from './secp256k1.js';
-import { keccak256 } from './keccak.js';
+import { keccak256 } from '../core/keccak.js';
 import { lazyKzg } from './kzg.js';
 
 /**

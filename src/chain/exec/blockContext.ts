@@ -1,7 +1,7 @@
 /** Block contexts built from a block's header: the one a call runs in. */
 import { createBlock, type Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import type { TxRequest } from '../types.js';
+import type { TxRequest } from '../core/types.js';
 
 /** The settable fields of a header, for building a variant of it. */
 export function headerFields(h: Block['header']) {

@@ -5,8 +5,8 @@
  * loop for over a minute.
  */
 import { withRunLimit } from '../engine/loop/limit.js';
-import { ChainError } from '../errors.js';
-import type { TxRequest } from '../types.js';
+import { ChainError } from '../core/errors.js';
+import type { TxRequest } from '../core/types.js';
 
 /** geth's default RPC gas cap; a block gas limit above it raises it (the larger of the two applies). */
 export const DEFAULT_GAS_CAP = 50_000_000n;

@@ -6,13 +6,13 @@ import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { Account, Address, bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
 import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
-import { ChainError, ExecutionError, RevertError } from '../errors.js';
-import { NodeStateManager } from '../fork/state.js';
+import { ChainError, ExecutionError, RevertError } from '../core/errors.js';
+import { NodeStateManager } from '../engine/forkState.js';
 import { engineRejection, feesOf, runChecked } from './rejections.js';
 import { leanCall } from './lean.js';
 import { withFakeSender } from './request.js';
 import { revertMessage } from './revertData.js';
-import type { StateOverrides, TxRequest } from '../types.js';
+import type { StateOverrides, TxRequest } from '../core/types.js';
 
 export interface CallOutcome {
   result: RunTxResult;

@@ -7,7 +7,7 @@
 import type { EVMInterface, Message } from '@ethereumjs/evm';
 import { bytesToHex, hexToBytes, toChecksumAddress } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import type { MinedTx } from '../types.js';
+import type { MinedTx } from '../core/types.js';
 
 /** The address console.sol sends to: the bytes of "console.log". */
 export const CONSOLE_ADDRESS = '0x000000000000000000636f6e736f6c652e6c6f67';

@@ -6,9 +6,9 @@
  */
 import type { Block } from '@ethereumjs/block';
 import type { VM } from '@ethereumjs/vm';
-import { ExecutionError, RevertError } from '../errors.js';
-import type { SourceFrame, SourceLocator, SourceStack } from '../sources.js';
-import type { BlockRef, StateOverrides, TxRequest } from '../types.js';
+import { ExecutionError, RevertError } from '../core/errors.js';
+import type { SourceFrame, SourceLocator, SourceStack } from '../core/sources.js';
+import type { BlockRef, StateOverrides, TxRequest } from '../core/types.js';
 import { withTimeout, type CallBounds } from './bounds.js';
 import { applyOverrides, runDiscarded } from './call.js';
 import { captureStack } from './failureStack.js';

@@ -5,7 +5,7 @@
  * that passed the failure on (bubbling the same revert data) made the call.
  */
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
-import type { CodeSource, SourceFrame, SourceLocator, SourceStack } from '../sources.js';
+import type { CodeSource, SourceFrame, SourceLocator, SourceStack } from '../core/sources.js';
 
 interface Emitter {
   on(event: string, fn: (...args: any[]) => void): unknown;

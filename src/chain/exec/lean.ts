@@ -23,7 +23,7 @@ import type { Block } from '@ethereumjs/block';
 import { Account, bytesToUnprefixedHex, type Address } from '@ethereumjs/util';
 import type { EVMResult } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
-import type { TxRequest } from '../types.js';
+import type { TxRequest } from '../core/types.js';
 
 /** EIPs whose per-transaction bookkeeping only runTx does (access witnesses, block access lists, state gas, per-recipient charges). */
 const RUNTX_ONLY_EIPS = [2780, 6800, 7864, 7928, 8037];

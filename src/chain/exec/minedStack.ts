@@ -4,8 +4,8 @@
  * never while mining.
  */
 import type { DevNode } from '../node.js';
-import type { SourceStack } from '../sources.js';
-import type { MinedTx } from '../types.js';
+import type { SourceStack } from '../core/sources.js';
+import type { MinedTx } from '../core/types.js';
 import { captureStack } from './failureStack.js';
 import { BlockReplay } from './replay.js';
 

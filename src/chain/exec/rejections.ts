@@ -12,7 +12,7 @@ import { Capability, getCalldataFloorGas, isBlob4844Tx, type TypedTransaction } 
 import type { Address } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import { txGasCap } from '../engine/common.js';
-import { ChainError } from '../errors.js';
+import { ChainError } from '../core/errors.js';
 
 export type RejectionKind =
   | 'gas-limit-too-high'

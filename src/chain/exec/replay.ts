@@ -7,10 +7,10 @@
 import type { Block } from '@ethereumjs/block';
 import { buildBlock, type BlockBuilder, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { asSender } from './call.js';
-import { ChainError } from '../errors.js';
+import { ChainError } from '../core/errors.js';
 import type { DevNode } from '../node.js';
 import { engineRejection } from './rejections.js';
-import type { MinedTx, StoredBlock } from '../types.js';
+import type { MinedTx, StoredBlock } from '../core/types.js';
 
 /** A block being re-executed: `vm` holds the state before the next transaction to run. */
 export class BlockReplay {

@@ -4,7 +4,7 @@ import { createTx, TransactionType, type TypedTransaction } from '@ethereumjs/tx
 import { concatBytes, type Address } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { txCommon } from '../engine/common.js';
-import type { TxRequest } from '../types.js';
+import type { TxRequest } from '../core/types.js';
 import { checkInitCodeSize } from './rejections.js';
 
 /** Pick the transaction type a request describes, as geth does. */

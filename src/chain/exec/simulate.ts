@@ -13,14 +13,14 @@ import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Account, bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft, type Address } from '@ethereumjs/util';
 import { Bloom, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
-import { ChainError } from '../errors.js';
+import { ChainError } from '../core/errors.js';
 import { applyOverrides, asSender, ZERO_ADDRESS } from './call.js';
 import { engineRejection } from './rejections.js';
 import { txCommon, txGasCap } from '../engine/common.js';
 import { withFakeSender } from './request.js';
 import { revertMessage } from './revertData.js';
-import { receiptOf } from '../mining/block.js';
-import type { MinedTx, RawLog, StateOverrides, StoredBlock, TxRequest } from '../types.js';
+import { receiptOf } from './receipt.js';
+import type { MinedTx, RawLog, StateOverrides, StoredBlock, TxRequest } from '../core/types.js';
 
 /** geth's limits: blocks per request, and seconds between blocks when the caller gives no time. */
 export const MAX_SIMULATE_BLOCKS = 256;

@@ -12,7 +12,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { hexToBytes } from '@ethereumjs/util';
-import { ChainError } from '../errors.js';
+import { ChainError } from '../core/errors.js';
 
 export interface UpstreamOptions {
   url: string;

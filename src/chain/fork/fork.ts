@@ -5,7 +5,7 @@
  * and the first local block's parent is the fork block.
  */
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
-import { ChainError } from '../errors.js';
+import { ChainError } from '../core/errors.js';
 import { ForkUpstreamError, UpstreamClient, displayUrl, parseUpstreamUrl, type UpstreamOptions } from './client.js';
 import { DiskCache } from './diskCache.js';
 import { UpstreamState, quantity } from './upstream.js';

@@ -8,7 +8,7 @@
 import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { Address } from '@ethereumjs/util';
-import type { StoredBlock } from '../types.js';
+import type { StoredBlock } from '../core/types.js';
 import type { Fork } from './fork.js';
 
 export function forkPoint(fork: Fork, stateRoot: Uint8Array, common: Common, fallbackBaseFee: bigint): StoredBlock {

@@ -1,6 +1,6 @@
 /** Fork reads fetched in batches, outside the node's lock. */
 import { Discovery } from './discovery.js';
-import { NodeStateManager } from './state.js';
+import { NodeStateManager } from '../engine/forkState.js';
 
 /** Most discovery runs before the rest runs with plain (waiting) reads. */
 const MAX_DISCOVERY_RUNS = 6;

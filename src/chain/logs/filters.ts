@@ -15,11 +15,11 @@
  * `releaseOwner` removes all of its filters at once.
  */
 import { randomBytes } from 'node:crypto';
-import { ChainError } from '../errors.js';
+import { ChainError } from '../core/errors.js';
 import { LogMatcher, type LogIndex, type DroppedBlock, type LogChange, type LogCriteria, type LogEntry } from './logIndex.js';
 import type { PendingTx } from '../mining/block.js';
 import type { ChainFeed } from '../feed.js';
-import type { BlockRef } from '../types.js';
+import type { BlockRef } from '../core/types.js';
 
 export const DEFAULT_FILTER_TIMEOUT_MS = 5 * 60_000;
 /** Block hashes a block-filter poll computes per I/O turn. */

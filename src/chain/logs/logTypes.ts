@@ -1,5 +1,5 @@
 /** Logs as the index, filters and subscriptions hand them around. */
-import type { MinedTx, StoredBlock } from '../types.js';
+import type { MinedTx, StoredBlock } from '../core/types.js';
 
 /** One log of a mined transaction. */
 export interface LogEntry {

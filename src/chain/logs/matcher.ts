@@ -4,7 +4,7 @@
  */
 import { hexToBytes } from '@ethereumjs/util';
 import { Bloom } from '@ethereumjs/vm';
-import { ChainError } from '../errors.js';
+import { ChainError } from '../core/errors.js';
 import type { LogCriteria, LogEntry } from './logTypes.js';
 
 /** The set bytes of one value's 3-bit bloom pattern: [byte index, mask] pairs. */

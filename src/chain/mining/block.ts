@@ -3,11 +3,11 @@ import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, MAX_RLP_BLOCK_SIZE, bytesToHex } from '@ethereumjs/util';
 import { buildBlock, type RunTxResult, type VM } from '@ethereumjs/vm';
-import type { ChainError } from '../errors.js';
+import type { ChainError } from '../core/errors.js';
 import { asSender } from '../exec/call.js';
 import { TxRejected, engineRejection, runChecked, type RunChecks } from '../exec/rejections.js';
-import { effectiveGasPrice } from '../pool/admission.js';
-import type { MinedTx, Receipt, StoredBlock } from '../types.js';
+import type { MinedTx, StoredBlock } from '../core/types.js';
+import { receiptOf } from '../exec/receipt.js';
 
 /** A transaction whose sender is known (recovered once, or impersonated). */
 export interface PendingTx {
@@ -100,23 +100,4 @@ const BLOCK_FRAME_BYTES = 2048;
 /** A transaction's bytes in its block's RLP: a legacy one as a list, a typed one as a byte string (up to 4 bytes of header). */
 function blockBytesOf(tx: TypedTransaction): number {
   return tx.serialize().length + 4;
-}
-
-/** The node's receipt of a transaction's run (mined blocks, simulated ones). */
-export function receiptOf(tx: TypedTransaction, result: RunTxResult, baseFee: bigint | undefined, cumulativeGasUsed: bigint, firstLogIndex: number, blobGasPrice?: bigint): Receipt {
-  const r = result.receipt as typeof result.receipt & { status: 0 | 1 };
-  return {
-    status: r.status,
-    gasUsed: result.totalGasSpent,
-    cumulativeGasUsed,
-    effectiveGasPrice: effectiveGasPrice(tx, baseFee),
-    contractAddress: result.createdAddress,
-    logs: r.logs,
-    firstLogIndex,
-    bloom: r.bitvector,
-    returnValue: result.execResult.returnValue,
-    error: result.execResult.exceptionError?.error,
-    blobGasUsed: result.blobGasUsed,
-    blobGasPrice: result.blobGasUsed !== undefined ? blobGasPrice : undefined,
-  };
 }

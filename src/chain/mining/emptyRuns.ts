@@ -19,8 +19,8 @@ import { createBlockFromBytesArray, createBlockHeaderFromBytesArray, type Block,
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToHex, createAddressFromString, equalsBytes } from '@ethereumjs/util';
-import { keccak256 } from '../engine/keccak.js';
-import type { StoredBlock } from '../types.js';
+import { keccak256 } from '../core/keccak.js';
+import type { StoredBlock } from '../core/types.js';
 
 /** Fewer empty blocks than this are mined one by one (each gets its own `block` event). */
 export const LAZY_RUN_MIN = 16;

@@ -6,10 +6,10 @@ import type { Block } from '@ethereumjs/block';
 import { createAddressFromString, equalsBytes } from '@ethereumjs/util';
 import { ConsoleWatch } from '../exec/console.js';
 import { TxRejected } from '../exec/rejections.js';
-import { readyKeccak } from '../engine/keccak.js';
+import { readyKeccak } from '../core/keccak.js';
 import type { NodeParts } from '../parts.js';
 import type { PoolContent } from '../pool/txpool.js';
-import type { StoredBlock } from '../types.js';
+import type { StoredBlock } from '../core/types.js';
 import { mineBlock, type BlockEnv, type PendingTx } from './block.js';
 import { EmptyRun, LAZY_RUN_MIN, emptyBlocksKeepState } from './emptyRuns.js';
 

@@ -15,7 +15,7 @@ import { asSender } from '../exec/call.js';
 import { feesOf, runChecked } from '../exec/rejections.js';
 import { withPrefetch } from '../fork/prefetch.js';
 import type { NodeParts } from '../parts.js';
-import type { StoredBlock } from '../types.js';
+import type { StoredBlock } from '../core/types.js';
 import type { PendingTx } from './block.js';
 import type { Mining } from './mining.js';
 

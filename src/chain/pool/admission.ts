@@ -4,8 +4,9 @@ import { Capability, TransactionType, createTxFromRLP, type TypedTransaction } f
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToBigInt, type Address } from '@ethereumjs/util';
 import { txCommon } from '../engine/common.js';
-import { ChainError } from '../errors.js';
+import { ChainError } from '../core/errors.js';
 import { checkInitCodeSize } from '../exec/rejections.js';
+import { feeCap } from '../exec/receipt.js';
 
 const TYPED = new Set<number>([TransactionType.AccessListEIP2930, TransactionType.FeeMarketEIP1559, TransactionType.BlobEIP4844, TransactionType.EOACodeEIP7702]);
 
@@ -60,21 +61,6 @@ export function recoverSender(tx: TypedTransaction): Address {
   } catch {
     throw new ChainError('invalid sender: signature does not recover to an address');
   }
-}
-
-/** Highest price per gas the sender offers. */
-export function feeCap(tx: TypedTransaction): bigint {
-  return 'maxFeePerGas' in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
-}
-
-/** Price per gas actually paid at `baseFee`. */
-export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefined): bigint {
-  if ('maxFeePerGas' in tx) {
-    const base = baseFee ?? 0n;
-    const withTip = base + tx.maxPriorityFeePerGas;
-    return withTip < tx.maxFeePerGas ? withTip : tx.maxFeePerGas;
-  }
-  return (tx as { gasPrice: bigint }).gasPrice;
 }
 
 export interface AdmissionState {

@@ -5,15 +5,15 @@
  */
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Account, bytesToHex, createZeroAddress, type Address } from '@ethereumjs/util';
-import { DEFAULT_TIP } from '../config.js';
+import { DEFAULT_TIP } from '../core/config.js';
 import { txGasCap } from '../engine/common.js';
-import { ChainError, TxFailedError } from '../errors.js';
+import { ChainError, TxFailedError } from '../core/errors.js';
 import { revertMessage } from '../exec/revertData.js';
 import { unsignedTx, withFakeSender } from '../exec/request.js';
 import type { Mining } from '../mining/mining.js';
 import type { PendingTx } from '../mining/block.js';
 import type { NodeParts } from '../parts.js';
-import { LATEST, PENDING, type Receipt, type TxRequest } from '../types.js';
+import { LATEST, PENDING, type Receipt, type TxRequest } from '../core/types.js';
 import type { DevAccount } from '../wallet/accounts.js';
 import { checkAdmission, decodeRawTx, recoverSender } from './admission.js';
 

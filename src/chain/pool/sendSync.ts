@@ -9,9 +9,9 @@
  * where anvil would wait out the timeout.
  */
 import { bytesToHex } from '@ethereumjs/util';
-import { ChainError } from '../errors.js';
+import { ChainError } from '../core/errors.js';
 import type { NodeParts } from '../parts.js';
-import type { MinedTx, TxRequest } from '../types.js';
+import type { MinedTx, TxRequest } from '../core/types.js';
 import type { Intake } from './intake.js';
 
 /** anvil's default and ceiling of the wait. */

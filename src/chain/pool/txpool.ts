@@ -3,9 +3,9 @@
  * every nonce from the sender's state nonce up to it is present, queued otherwise. Replacement of
  * the same sender and nonce needs a 10% higher fee cap and tip (geth's price bump).
  */
-import { ChainError } from '../errors.js';
+import { ChainError } from '../core/errors.js';
 import type { PendingTx } from '../mining/block.js';
-import { feeCap } from './admission.js';
+import { feeCap } from '../exec/receipt.js';
 
 export const PRICE_BUMP_PERCENT = 10n;
 

@@ -4,8 +4,8 @@ import { HDKey } from '@scure/bip32';
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { Address, hexToBytes, publicToAddress } from '@ethereumjs/util';
-import { DEFAULT_MNEMONIC } from '../config.js';
-import { DEFAULT_KEYS, DEFAULT_PATH } from './defaultKeys.js';
+import { DEFAULT_MNEMONIC } from '../core/config.js';
+import { DEFAULT_KEYS, DEFAULT_PATH } from '../core/defaultKeys.js';
 
 export interface DevAccount {
   readonly address: Address;

@@ -1,7 +1,7 @@
 /** EIP-712 typed structured data hashing (eth_signTypedData_v4). */
 import { concatBytes, hexToBytes, setLengthLeft, utf8ToBytes } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { ChainError } from '../errors.js';
+import { ChainError } from '../core/errors.js';
 
 export interface TypedData {
   types: Record<string, Array<{ name: string; type: string }>>;

@@ -5,7 +5,7 @@
  */
 import { hexToBytes } from '@ethereumjs/util';
 import type { Artifacts } from '../../artifacts/artifacts.js';
-import type { CodeSource } from '../../chain/sources.js';
+import type { CodeSource } from '../../chain/core/sources.js';
 import type { Place } from '../../trace/sourceTracer.js';
 import { safe, styles, type RpcClient } from './client.js';
 

@@ -7,9 +7,9 @@
  */
 import { bytesToHex } from '@ethereumjs/util';
 import { encodeReceipt, type TxReceipt } from '@ethereumjs/vm';
-import { ChainError } from '../../chain/errors.js';
+import { ChainError } from '../../chain/core/errors.js';
 import type { DevNode } from '../../chain/node.js';
-import { LATEST, type BlockRef, type MinedTx, type StoredBlock } from '../../chain/types.js';
+import { LATEST, type BlockRef, type MinedTx, type StoredBlock } from '../../chain/core/types.js';
 import { traceJson } from '../../format/stream.js';
 import { hex } from '../../format/hex.js';
 import { parseTraceConfig, type TraceConfig } from '../../trace/index.js';

@@ -5,13 +5,13 @@
  * declaration says which it follows.
  */
 import { bytesToHex, setLengthLeft } from '@ethereumjs/util';
-import { ANVIL_NAMES } from '../../chain/config.js';
+import { ANVIL_NAMES } from '../../chain/core/config.js';
 import * as cheats from '../../chain/controls/cheats.js';
 import { dealErc20, setErc20Allowance } from '../../chain/controls/erc20.js';
 import { parseUpstreamUrl } from '../../chain/fork/client.js';
 import { Fork } from '../../chain/fork/fork.js';
 import type { DevNode } from '../../chain/node.js';
-import type { TxRequest } from '../../chain/types.js';
+import type { TxRequest } from '../../chain/core/types.js';
 import { applyState, decodeStateBlob, dumpStateText, encodeStateBlob, parseState } from '../../chain/controls/stateFile.js';
 import { formatBlock } from '../../format/block.js';
 import { addr, hex, qty } from '../../format/hex.js';

@@ -5,7 +5,7 @@ import type { DevNode } from '../../chain/node.js';
 import { sendRawTransactionSync, sendTransactionSync } from '../../chain/pool/sendSync.js';
 import { signMessage, signTypedData } from '../../chain/wallet/signing.js';
 import { parseTypedData } from '../../chain/wallet/typedData.js';
-import { LATEST, PENDING as PENDING_BLOCK, type BlockRef, type StoredBlock } from '../../chain/types.js';
+import { LATEST, PENDING as PENDING_BLOCK, type BlockRef, type StoredBlock } from '../../chain/core/types.js';
 import { formatBlock } from '../../format/block.js';
 import { addr, hex, qty } from '../../format/hex.js';
 import { formatReceipt } from '../../format/receipt.js';

@@ -7,7 +7,7 @@
  * polled for the filter timeout (5 minutes by default).
  */
 import type { DevNode } from '../../chain/node.js';
-import type { CallContext } from '../registry.js';
+import type { CallContext } from '../../server/context.js';
 import type { RawJson } from '../../format/hex.js';
 import type { JsonParts } from '../../format/stream.js';
 import { logChangesJson, logsJson } from '../../format/logJson.js';

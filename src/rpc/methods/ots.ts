@@ -5,9 +5,9 @@
  * contract transactions among them once each, to find internal calls and creations.
  */
 import { bytesToHex, type Address } from '@ethereumjs/util';
-import { ChainError } from '../../chain/errors.js';
+import { ChainError } from '../../chain/core/errors.js';
 import type { DevNode } from '../../chain/node.js';
-import { LATEST, type MinedTx, type StoredBlock } from '../../chain/types.js';
+import { LATEST, type MinedTx, type StoredBlock } from '../../chain/core/types.js';
 import { formatBlock } from '../../format/block.js';
 import { qty } from '../../format/hex.js';
 import { formatReceipt } from '../../format/receipt.js';

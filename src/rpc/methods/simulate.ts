@@ -1,7 +1,7 @@
 /** eth_simulateV1 (execution-apis): params to the node's simulation, blocks and call results to JSON. */
 import type { DevNode } from '../../chain/node.js';
 import type { SimBlock, SimBlockSpec } from '../../chain/exec/simulate.js';
-import { LATEST } from '../../chain/types.js';
+import { LATEST } from '../../chain/core/types.js';
 import { formatBlock } from '../../format/block.js';
 import { hex, qty } from '../../format/hex.js';
 import { formatLog } from '../../format/log.js';

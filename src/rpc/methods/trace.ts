@@ -3,9 +3,9 @@
  * mined transactions, blocks and filters, and replays with `trace` and `stateDiff`.
  */
 import { bytesToHex } from '@ethereumjs/util';
-import { ChainError } from '../../chain/errors.js';
+import { ChainError } from '../../chain/core/errors.js';
 import type { DevNode } from '../../chain/node.js';
-import { LATEST, type MinedTx, type StoredBlock } from '../../chain/types.js';
+import { LATEST, type MinedTx, type StoredBlock } from '../../chain/core/types.js';
 import { DEFAULT_TIMEOUT_MS, parityStateDiff, type ParityTrace, type TraceConfig } from '../../trace/index.js';
 import { address, arrayOf, blockId, blockNumberOrTag, count, hash32, optional, struct, uint, type Codec } from '../codecs.js';
 import { invalidParams } from '../errors.js';

@@ -7,7 +7,7 @@ import { toChecksumAddress } from '@ethereumjs/util';
 import type { PendingTx } from '../../chain/mining/block.js';
 import type { DevNode } from '../../chain/node.js';
 import type { PoolContent } from '../../chain/pool/txpool.js';
-import { feeCap } from '../../chain/pool/admission.js';
+import { feeCap } from '../../chain/exec/receipt.js';
 import { qty } from '../../format/hex.js';
 import { formatTx, PENDING } from '../../format/tx.js';
 import { address } from '../codecs.js';

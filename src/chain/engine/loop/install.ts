@@ -10,7 +10,7 @@
  */
 import type { Common } from '@ethereumjs/common';
 import { createEVM } from '@ethereumjs/evm';
-import { keccak256, readyKeccak } from '../keccak.js';
+import { keccak256, readyKeccak } from '../../core/keccak.js';
 import { fastRun } from './run.js';
 import type { Interp, OpEntry, OpTable, RunResult } from './types.js';
 

@@ -18,7 +18,7 @@
 import { EVMError } from '@ethereumjs/evm';
 import { bytesToHex } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { keccak256 } from '../keccak.js';
+import { keccak256 } from '../../core/keccak.js';
 import { codeInfo, pushValue } from './code.js';
 import { limitOf } from './limit.js';
 import type { Interp, OpTable, RunResult } from './types.js';

@@ -1,10 +1,10 @@
 /** eth_call through a call worker: the node resolves, the worker runs, the answer maps back. */
 import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import type { ChainConfig } from '../../config.js';
-import { ChainError } from '../../errors.js';
-import type { Lock } from '../../lock.js';
-import { isPending, type BlockRef, type StoredBlock, type TxRequest } from '../../types.js';
+import type { ChainConfig } from '../../core/config.js';
+import { ChainError } from '../../core/errors.js';
+import type { Lock } from '../../core/lock.js';
+import { isPending, type BlockRef, type StoredBlock, type TxRequest } from '../../core/types.js';
 import type { CallBounds } from '../bounds.js';
 import { ZERO_ADDRESS, executionError } from '../call.js';
 import { leanIntrinsicGas } from '../lean.js';

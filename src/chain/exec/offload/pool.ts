@@ -9,7 +9,7 @@
  * the node would, the node runs the call itself.
  */
 import { Worker } from 'node:worker_threads';
-import type { SupportedHardfork } from '../../config.js';
+import type { SupportedHardfork } from '../../core/config.js';
 import type { CallJob, CallReply, FromWorker, WorkerInit } from './protocol.js';
 import type { RecordedStore } from './replica.js';
 import { CallRouting } from './routing.js';

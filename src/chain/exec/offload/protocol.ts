@@ -1,5 +1,5 @@
 /** Messages between the node and its call workers (structured-clone data only). */
-import type { SupportedHardfork } from '../../config.js';
+import type { SupportedHardfork } from '../../core/config.js';
 import type { StoreWrites } from './replica.js';
 
 export interface WorkerInit {

@@ -8,10 +8,10 @@ import { createBlock, createBlockHeaderFromRLP, type Block } from '@ethereumjs/b
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { Address, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import { ChainError } from '../../errors.js';
+import { ChainError } from '../../core/errors.js';
 import { makeCommon } from '../../engine/common.js';
 import { createEngine } from '../../engine/engine.js';
-import { readyKeccak } from '../../engine/keccak.js';
+import { readyKeccak } from '../../core/keccak.js';
 import { withTimeout } from '../bounds.js';
 import { leanCall } from '../lean.js';
 import type { CallJob, CallReply, FromWorker, ToWorker, WorkerInit } from './protocol.js';

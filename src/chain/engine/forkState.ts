@@ -31,11 +31,11 @@ import type { StorageDump, StorageRange } from '@ethereumjs/common';
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Account, Address, KECCAK256_NULL, KECCAK256_RLP, bytesToUnprefixedHex, concatBytes, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { CachedStateManager, type Maybe } from '../engine/cachedState.js';
-import type { Fork } from './fork.js';
-import type { Discovery } from './discovery.js';
+import { CachedStateManager, type Maybe } from './cachedState.js';
+import type { Fork } from '../fork/fork.js';
+import type { Discovery } from '../fork/discovery.js';
 import { MARK, UPSTREAM_MARK, TOMBSTONE_CODE_HASH, zeroMark, visible, isMark, withoutMarks } from './marks.js';
-import type { UpstreamAccount } from './upstream.js';
+import type { UpstreamAccount } from '../fork/upstream.js';
 
 /** The fork a node currently runs on, shared by the live state, its copies and the EVM's history. */
 export class ForkLink {

@@ -1,5 +1,5 @@
 /** Node configuration: every option the dev chain accepts, with anvil-compatible defaults. */
-import { DEFAULT_PATH } from './wallet/defaultKeys.js';
+import { DEFAULT_PATH } from './defaultKeys.js';
 export interface ChainConfig {
   chainId: bigint;
   accounts: number;
