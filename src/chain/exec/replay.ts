@@ -8,9 +8,14 @@ import type { Block } from '@ethereumjs/block';
 import { buildBlock, type BlockBuilder, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { asSender } from './call.js';
 import { ChainError } from '../core/errors.js';
-import type { DevNode } from '../node.js';
 import { engineRejection } from './rejections.js';
-import type { MinedTx, StoredBlock } from '../core/types.js';
+import type { BlockRef, MinedTx, StoredBlock } from '../core/types.js';
+
+/** What a replay needs of the node: blocks, and a private VM opened at a state of a block. */
+export interface ReplayHost {
+  block(ref: BlockRef): StoredBlock | undefined;
+  vmAt(stateRoot: Uint8Array, at: StoredBlock): Promise<VM>;
+}
 
 /** A block being re-executed: `vm` holds the state before the next transaction to run. */
 export class BlockReplay {
@@ -23,9 +28,9 @@ export class BlockReplay {
   ) {}
 
   /** Open a replay of `stored` positioned before its first transaction. */
-  static async open(node: DevNode, stored: StoredBlock): Promise<BlockReplay> {
+  static async open(node: ReplayHost, stored: StoredBlock): Promise<BlockReplay> {
     if (stored.number === 0n) throw new ChainError('genesis is not traceable');
-    const parent = node.store.byNumber(stored.number - 1n);
+    const parent = node.block({ kind: 'number', number: stored.number - 1n });
     if (!parent) throw new ChainError(`parent of block #${stored.number} not found`);
     const vm = await node.vmAt(stored.preStateRoot ?? parent.block.header.stateRoot, stored.preStateRoot ? stored : parent);
     const h = stored.block.header;
@@ -52,7 +57,7 @@ export class BlockReplay {
   }
 
   /** Open a replay of the block holding `tx`, positioned right before it. */
-  static async before(node: DevNode, tx: MinedTx): Promise<BlockReplay> {
+  static async before(node: ReplayHost, tx: MinedTx): Promise<BlockReplay> {
     const replay = await BlockReplay.open(node, tx.block);
     await replay.advanceTo(tx.index);
     return replay;

@@ -10,7 +10,6 @@
  */
 import { bytesToHex } from '@ethereumjs/util';
 import { ChainError } from '../core/errors.js';
-import type { NodeParts } from '../parts.js';
 import type { MinedTx, TxRequest } from '../core/types.js';
 import type { Intake } from './intake.js';
 
@@ -24,20 +23,30 @@ export function syncTimeout(ms: number | undefined): number {
   return ms === undefined || ms === 0 ? SYNC_TIMEOUT_MS : Math.min(ms, SYNC_TIMEOUT_MS);
 }
 
-type SyncParts = Pick<NodeParts, 'store' | 'events'> & { intake: Intake };
+/** What waiting for a transaction's block needs: the intake, mined transactions, and the events telling when one was mined or dropped. */
+export interface SyncHost {
+  readonly intake: Pick<Intake, 'sendRawTransaction' | 'sendTransaction'>;
+  tx(hashHex: string): MinedTx | undefined;
+  readonly events: {
+    on(event: 'block', listener: () => void): unknown;
+    on(event: 'dropped', listener: (p: { hashHex: string }, reason: string) => void): unknown;
+    off(event: 'block', listener: () => void): unknown;
+    off(event: 'dropped', listener: (p: { hashHex: string }, reason: string) => void): unknown;
+  };
+}
 
-export async function sendRawTransactionSync(n: SyncParts, raw: Uint8Array, timeoutMs?: number): Promise<MinedTx> {
+export async function sendRawTransactionSync(n: SyncHost, raw: Uint8Array, timeoutMs?: number): Promise<MinedTx> {
   return included(n, await n.intake.sendRawTransaction(raw), syncTimeout(timeoutMs));
 }
 
-export async function sendTransactionSync(n: SyncParts, req: TxRequest, timeoutMs?: number): Promise<MinedTx> {
+export async function sendTransactionSync(n: SyncHost, req: TxRequest, timeoutMs?: number): Promise<MinedTx> {
   return included(n, await n.intake.sendTransaction(req), syncTimeout(timeoutMs));
 }
 
 /** The mined transaction `hash` once a block holds it. */
-function included(n: SyncParts, hash: Uint8Array, timeoutMs: number): Promise<MinedTx> {
+function included(n: SyncHost, hash: Uint8Array, timeoutMs: number): Promise<MinedTx> {
   const hashHex = bytesToHex(hash);
-  const mined = n.store.tx(hashHex);
+  const mined = n.tx(hashHex);
   if (mined) return Promise.resolve(mined);
   return new Promise<MinedTx>((resolve, reject) => {
     const done = () => {
@@ -46,7 +55,7 @@ function included(n: SyncParts, hash: Uint8Array, timeoutMs: number): Promise<Mi
       n.events.off('dropped', onDropped);
     };
     const onBlock = () => {
-      const t = n.store.tx(hashHex);
+      const t = n.tx(hashHex);
       if (t === undefined) return;
       done();
       resolve(t);
