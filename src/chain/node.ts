@@ -31,6 +31,7 @@ import { DEFAULT_CALL_TIMEOUT_MS, capGas, gasCapAt, withTimeout, type CallBounds
 import { feeHistory, type FeeHistory } from './fees.js';
 import { FilterRegistry } from './logs/filters.js';
 import type { ChainFeed, NodeEvents } from './feed.js';
+import type { Admin, Calls, ChainReads, Fees, Filters, PoolReads, Submit, Subscriptions, TestControls, Tracing } from './api.js';
 import type { BlockSettings, NodeParts } from './parts.js';
 import { Mining } from './mining/mining.js';
 import { PendingBlock } from './mining/pending.js';
@@ -51,7 +52,7 @@ import { ForkLink, type NodeStateManager } from './engine/forkState.js';
 import { withPrefetch } from './fork/prefetch.js';
 import { LATEST, isPending, type BlockRef, type MinedTx, type StateOverrides, type StoredBlock, type TxRequest } from './core/types.js';
 
-export class DevNode implements ChainFeed, NodeParts {
+export class DevNode implements ChainFeed, NodeParts, ChainReads, Fees, PoolReads, Calls, Submit, TestControls, Tracing, Admin, Filters, Subscriptions {
   readonly events = new EventEmitter<NodeEvents>();
   readonly store: BlockStore;
   /** Every log, indexed by address and topic; kept current from `block` / `reorg`. */
@@ -166,7 +167,6 @@ export class DevNode implements ChainFeed, NodeParts {
   }
 
   // ---------------------------------------------------------------- blocks
-
   get head(): StoredBlock {
     return this.store.head;
   }
@@ -199,7 +199,6 @@ export class DevNode implements ChainFeed, NodeParts {
   }
 
   // ---------------------------------------------------------------- state
-
   /**
    * Run `fn` against the state at `ref`. The head's state is the live one (warm caches, taken under
    * the lock); older blocks get a copy opened at their state root.
@@ -311,7 +310,6 @@ export class DevNode implements ChainFeed, NodeParts {
   }
 
   // ---------------------------------------------------------------- fees
-
   /** Base fee of the block mined next on the head (undefined before London). */
   pendingBaseFee(): bigint | undefined {
     return this.common.isActivatedEIP(1559) ? (this.nextBaseFeeOverride ?? this.store.head.block.header.calcNextBaseFee()) : undefined;
@@ -342,7 +340,6 @@ export class DevNode implements ChainFeed, NodeParts {
   }
 
   // ---------------------------------------------------------------- execution
-
   /** eth_call: on a worker when others are in progress or this code ran long (offload/routing.ts). */
   async call(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<Uint8Array> {
     const explain = (err: unknown) => explained(this, err, req, ref, overrides);
@@ -405,9 +402,7 @@ export class DevNode implements ChainFeed, NodeParts {
     this.nextBaseFeeOverride = s.nextBaseFeeOverride;
     this.config.gasPriceFloor = s.gasPriceFloor;
   }
-
   // ---------------------------------------------------------------- test controls
-
   /** Run `fn` on the live state under the node's lock (state edits, dumps, loads). */
   async withLiveState<T>(fn: (sm: MerkleStateManager) => Promise<T>): Promise<T> {
     return this.lock.run(async () => {
@@ -443,6 +438,11 @@ export class DevNode implements ChainFeed, NodeParts {
     this.miner.setIntervalMining(0);
     this.filters.close();
   }
+  // ---------------------------------------------------------------- capabilities (api.ts) with no other member to answer them
+  headNumber(): bigint { return this.store.headNumber; }
+  realBlocks(from: bigint, to: bigint): StoredBlock[] { return this.store.realBlocks(from, to); }
+  pooledTx(hashHex: string) { return this.pool.get(hashHex); }
+  poolContent() { return this.miner.poolContent(); }
 }
 
 /** Default --max-trace-steps: a struct-log trace of this many steps is about 100 MB of JSON. */
