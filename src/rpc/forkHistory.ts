@@ -22,13 +22,16 @@ import { ChainError } from '../chain/core/errors.js';
 import { ForkUpstreamError } from '../chain/fork/client.js';
 import type { Fork } from '../chain/fork/fork.js';
 import { TooManyLogsError } from '../chain/logs/logIndex.js';
-import type { DevNode } from '../chain/node.js';
+import type { ChainReads, Filters } from '../chain/api.js';
 import type { BlockRef } from '../chain/core/types.js';
 import { RawJson, qty } from '../format/hex.js';
 import { logsJsonText } from '../format/logJson.js';
 import type { FilterQuery } from './logFilter.js';
 import { parseParam, parseParams, type MethodDef } from './registry.js';
 import type { CallContext } from '../server/context.js';
+
+/** What routing needs of the node: its fork, its blocks and transactions, and its log index. */
+type Host = Pick<ChainReads, 'fork' | 'block' | 'tx'> & Pick<Filters, 'logs'>;
 
 type Route =
   /**
@@ -84,7 +87,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
 };
 
 /** `defs` with the history routes above wrapped around the methods they name. */
-export function withForkHistory(node: DevNode, defs: MethodDef[]): MethodDef[] {
+export function withForkHistory(node: Host, defs: MethodDef[]): MethodDef[] {
   return defs.map((def) => {
     const route = ROUTES[def.name];
     if (route === undefined) return def;
@@ -112,7 +115,7 @@ function blockParam(def: MethodDef, raw: unknown[], at: number): unknown {
   }
 }
 
-async function routed(node: DevNode, fork: Fork, def: MethodDef, route: Route, ctx: CallContext, raw: unknown[]): Promise<unknown> {
+async function routed(node: Host, fork: Fork, def: MethodDef, route: Route, ctx: CallContext, raw: unknown[]): Promise<unknown> {
   switch (route.kind) {
     case 'block':
     case 'state': {
@@ -167,7 +170,7 @@ function asRef(v: unknown): BlockRef {
  * fork block for block methods, before it for state), LOCAL when this node should, MISSING when
  * it names no block of this chain.
  */
-async function upstreamBlock(node: DevNode, fork: Fork, ref: BlockRef, inclusive: boolean): Promise<bigint | typeof LOCAL | typeof MISSING> {
+async function upstreamBlock(node: Host, fork: Fork, ref: BlockRef, inclusive: boolean): Promise<bigint | typeof LOCAL | typeof MISSING> {
   const ours = (n: bigint) => (inclusive ? n <= fork.number : n < fork.number);
   switch (ref.kind) {
     case 'tag':
@@ -189,7 +192,7 @@ function minedInFork(fork: Fork, tx: unknown): boolean {
 }
 
 /** eth_getLogs over a range reaching below the fork point: the upstream's logs, then the local ones. */
-async function getLogs(node: DevNode, fork: Fork, def: MethodDef, ctx: CallContext, raw: unknown[]): Promise<unknown> {
+async function getLogs(node: Host, fork: Fork, def: MethodDef, ctx: CallContext, raw: unknown[]): Promise<unknown> {
   const q = parseParams(def.params, raw)[0] as FilterQuery;
   const filter = raw[0] as Record<string, unknown>;
   if (q.blockHash !== undefined) {

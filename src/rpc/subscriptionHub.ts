@@ -9,7 +9,7 @@
  * until its id was answered, so a client never sees a notification for an id it does not know.
  * Closing a connection removes its subscriptions.
  */
-import type { DevNode } from '../chain/node.js';
+import type { Subscriptions } from '../chain/api.js';
 import { type DroppedBlock, type LogEntry, type LogMatcher } from '../chain/logs/logIndex.js';
 import type { PendingTx } from '../chain/mining/block.js';
 import type { StoredBlock } from '../chain/core/types.js';
@@ -66,7 +66,7 @@ export class SubscriptionHub {
   private readonly onReorg = (dropped: readonly DroppedBlock[], fork: bigint) => this.reorg(dropped, fork);
   private readonly onPendingTx = (p: PendingTx) => this.pendingTx(p);
 
-  constructor(private readonly node: DevNode) {}
+  constructor(private readonly node: Subscriptions) {}
 
   /** Number of live subscriptions. */
   get size(): number {
@@ -188,10 +188,9 @@ export class SubscriptionHub {
   private announceBehind(): void {
     this.pump = undefined;
     const end = performance.now() + HEADS_SLICE_MS;
-    const store = this.node.store;
     while (this.headsBehind.length > 0 && this.subs.newHeads.size > 0) {
       const job = this.headsBehind[0];
-      const b = job.next <= job.last ? store.byNumber(job.next) : undefined;
+      const b = job.next <= job.last ? this.node.block({ kind: 'number', number: job.next }) : undefined;
       if (b === undefined) {
         this.headsBehind.shift();
         continue;
@@ -238,10 +237,10 @@ export class SubscriptionHub {
   }
 }
 
-const hubs = new WeakMap<DevNode, SubscriptionHub>();
+const hubs = new WeakMap<Subscriptions, SubscriptionHub>();
 
 /** The subscription hub serving `node` (for diagnostics and tests). */
-export function subscriptionHub(node: DevNode): SubscriptionHub {
+export function subscriptionHub(node: Subscriptions): SubscriptionHub {
   let hub = hubs.get(node);
   if (!hub) hubs.set(node, (hub = new SubscriptionHub(node)));
   return hub;

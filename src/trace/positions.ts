@@ -14,7 +14,7 @@ import { applyOverrides, asSender, ZERO_ADDRESS } from '../chain/exec/call.js';
 import { feesOf, runChecked } from '../chain/exec/rejections.js';
 import { BlockReplay } from '../chain/exec/replay.js';
 import { withFakeSender } from '../chain/exec/request.js';
-import type { DevNode } from '../chain/node.js';
+import type { Tracing } from '../chain/api.js';
 import { effectiveGasPrice } from '../chain/exec/receipt.js';
 import type { BlockRef, MinedTx, StateOverrides, StoredBlock, TxRequest } from '../chain/core/types.js';
 import type { TraceConfig } from './config.js';
@@ -91,7 +91,7 @@ async function traceNext(replay: BlockReplay, config: TraceConfig): Promise<unkn
 }
 
 /** Trace every transaction of a block: geth's `[{txHash, result}]` (or `{txHash, error}`). */
-export async function traceBlock(node: DevNode, stored: StoredBlock, config: TraceConfig): Promise<Array<Record<string, unknown>>> {
+export async function traceBlock(node: Tracing, stored: StoredBlock, config: TraceConfig): Promise<Array<Record<string, unknown>>> {
   let replay = await BlockReplay.open(node, stored);
   const out: Array<Record<string, unknown>> = [];
   for (let i = 0; i < stored.txs.length; i++) {
@@ -110,7 +110,7 @@ export async function traceBlock(node: DevNode, stored: StoredBlock, config: Tra
 }
 
 /** The block a call runs in: the state's block, unpriced calls at a zero base fee, overrides applied. */
-function callBlock(node: DevNode, base: Block, req: TxRequest, o: BlockOverrides | undefined): Block {
+function callBlock(node: Tracing, base: Block, req: TxRequest, o: BlockOverrides | undefined): Block {
   const block = node.callBlock(base, req);
   if (!o) return block;
   // As in geth, an unpriced call runs at a zero base fee whatever the override says.
@@ -169,7 +169,7 @@ async function traceCallOn(vm: VM, block: Block, req: TxRequest, state: StateOve
 }
 
 /** Trace a mined transaction at its place in its block (used by the trace_ namespace too). */
-export async function traceMinedTx(node: DevNode, t: MinedTx, config: TraceConfig): Promise<unknown> {
+export async function traceMinedTx(node: Tracing, t: MinedTx, config: TraceConfig): Promise<unknown> {
   return traceNext(await BlockReplay.before(node, t), config);
 }
 
@@ -177,7 +177,7 @@ export async function traceMinedTx(node: DevNode, t: MinedTx, config: TraceConfi
  * debug_traceCall: a call at a block's state, or (with `txIndex`) after that many of the block's
  * transactions, with the config's state and block overrides.
  */
-export async function traceCall(node: DevNode, req: TxRequest, at: BlockRef | StoredBlock, c: TraceCallConfig): Promise<unknown> {
+export async function traceCall(node: Tracing, req: TxRequest, at: BlockRef | StoredBlock, c: TraceCallConfig): Promise<unknown> {
   if (c.txIndex !== undefined) {
     const stored = at as StoredBlock;
     const replay = await BlockReplay.open(node, stored);
@@ -191,7 +191,7 @@ export async function traceCall(node: DevNode, req: TxRequest, at: BlockRef | St
 }
 
 /** Trace a call at a block's state, without overrides (trace_call). */
-export async function traceCallAt(node: DevNode, req: TxRequest, ref: BlockRef, config: TraceConfig): Promise<unknown> {
+export async function traceCallAt(node: Tracing, req: TxRequest, ref: BlockRef, config: TraceConfig): Promise<unknown> {
   const { vm, block: base } = await node.vmFor(ref);
   const block = callBlock(node, base, req, undefined);
   return traceCallOn(vm, block, node.capped(req, block), undefined, config);

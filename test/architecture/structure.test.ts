@@ -94,3 +94,17 @@ test('rpc handlers never write a chain field', () => {
   }
   assert.deepEqual(writes, []);
 });
+
+test('the rpc layer sees the node only as capabilities (chain/api.ts): only rpc/methods/index.ts imports it', () => {
+  const node = join(SRC, 'chain/node.ts');
+  const importers = FILES.filter((f) => rel(f).startsWith('rpc/') && importsOf(f).includes(node)).map(rel);
+  assert.deepEqual(importers, ['rpc/methods/index.ts']);
+  // Nor does a handler reach through a capability into the node's raw parts.
+  const reaches: string[] = [];
+  for (const f of FILES.filter((f) => rel(f).startsWith('rpc/') || rel(f).startsWith('trace/'))) {
+    readFileSync(f, 'utf8').split('\n').forEach((line, i) => {
+      if (/\bnode\.(?:vm|state|store|pool|stateTrie|trieNodes|preimages|lock)\b/.test(line)) reaches.push(`${rel(f)}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  assert.deepEqual(reaches, []);
+});

@@ -8,7 +8,7 @@
 import { bytesToHex } from '@ethereumjs/util';
 import { encodeReceipt, type TxReceipt } from '@ethereumjs/vm';
 import { ChainError } from '../../chain/core/errors.js';
-import type { DevNode } from '../../chain/node.js';
+import type { ChainReads, PoolReads, Tracing } from '../../chain/api.js';
 import { LATEST, type BlockRef, type MinedTx, type StoredBlock } from '../../chain/core/types.js';
 import { traceJson } from '../../format/stream.js';
 import { hex } from '../../format/hex.js';
@@ -101,7 +101,7 @@ function describeRef(ref: BlockRef): string {
 
 // ------------------------------------------------------------------ methods
 
-export function debugMethods(node: DevNode): MethodDef[] {
+export function debugMethods(node: ChainReads & PoolReads & Tracing): MethodDef[] {
   const blockOrThrow = (ref: BlockRef, what: 'block' | 'header'): StoredBlock => {
     const b = node.block(ref);
     if (!b) throw new ChainError(ref.kind === 'hash' ? `${what} ${bytesToHex(ref.hash)} not found` : `${what} #${describeRef(ref)} not found`);
@@ -142,7 +142,7 @@ export function debugMethods(node: DevNode): MethodDef[] {
     /** The signed transaction's canonical encoding (`0x` when unknown), mined or pooled. */
     method('debug_getRawTransaction', [hash32], (hash) => {
       const hashHex = bytesToHex(hash);
-      const tx = node.tx(hashHex)?.tx ?? node.pool.get(hashHex)?.tx;
+      const tx = node.tx(hashHex)?.tx ?? node.pooledTx(hashHex)?.tx;
       return tx ? hex(tx.serialize()) : '0x';
     }),
     /** The block's RLP encoding. */

@@ -1,42 +1,23 @@
 /**
  * Test controls under the names anvil, hardhat and ganache users know (anvil_*, hardhat_*, evm_*):
- * mining modes, time travel, account cheats, snapshots, reset and state dumps. One declaration
- * serves every name of a method; where two peers give the same name different units, the
- * declaration says which it follows.
+ * time travel, account cheats, the next blocks' settings, the pool, snapshots and reset (mining
+ * modes are in mining.ts, state files in stateFiles.ts, node information in admin.ts). One
+ * declaration serves every name of a method; where two peers give the same name different units,
+ * the declaration says which it follows.
  */
 import { bytesToHex, setLengthLeft } from '@ethereumjs/util';
-import { ANVIL_NAMES } from '../../chain/core/config.js';
+import type { Calls, ChainReads, Submit, TestControls } from '../../chain/api.js';
 import * as cheats from '../../chain/controls/cheats.js';
 import { dealErc20, setErc20Allowance } from '../../chain/controls/erc20.js';
 import { parseUpstreamUrl } from '../../chain/fork/client.js';
 import { Fork } from '../../chain/fork/fork.js';
-import type { DevNode } from '../../chain/node.js';
 import type { TxRequest } from '../../chain/core/types.js';
-import { applyState, decodeStateBlob, dumpStateText, encodeStateBlob, parseState } from '../../chain/controls/stateFile.js';
-import { formatBlock } from '../../format/block.js';
-import { addr, hex, qty } from '../../format/hex.js';
+import { hex, qty } from '../../format/hex.js';
 import { address, bool, data, hash32, optional, quantity, uint64, type Codec } from '../codecs.js';
 import { invalidParams } from '../errors.js';
 import { txRequest } from '../params.js';
 import { method, type MethodDef } from '../registry.js';
-
-/** Most blocks one mining call may add. */
-export const MAX_MINE_COUNT = 10_000_000;
-
-const describe = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v);
-
-/** A non-negative whole number given as a JSON number or a hex QUANTITY (hardhat sends numbers). */
-const count: Codec<bigint> = {
-  type: 'number or QUANTITY',
-  parse(value, where) {
-    if (typeof value === 'number') {
-      if (!Number.isSafeInteger(value) || value < 0) throw invalidParams(`invalid argument ${where}: expected a non-negative integer, got ${value}`);
-      return BigInt(value);
-    }
-    if (typeof value === 'string' && value.startsWith('0x')) return quantity.parse(value, where);
-    throw invalidParams(`invalid argument ${where}: expected a number or a hex QUANTITY, got ${describe(value)}`);
-  },
-};
+import { count, describe } from './devParams.js';
 
 /** anvil_reorg's `[transaction, blockOffset]` pairs: a raw signed transaction or a request. */
 const reorgPairs: Codec<Array<{ tx: Uint8Array | TxRequest; offset: number }>> = {
@@ -59,47 +40,6 @@ const word: Codec<Uint8Array> = {
     const digits = value.slice(2).replace(/^0+(?=.)/, '');
     if (digits.length > 64) throw invalidParams(`invalid argument ${where}: more than 32 bytes`);
     return setLengthLeft(Buffer.from(digits.padStart(digits.length + (digits.length % 2), '0'), 'hex'), 32);
-  },
-};
-
-/** evm_mine's argument: a timestamp (number or QUANTITY) or ganache's `{ timestamp, blocks }`. */
-interface MineOptions {
-  timestamp?: bigint;
-  blocks?: bigint;
-}
-const mineOptions: Codec<MineOptions> = {
-  type: 'mine options',
-  optional: true,
-  parse(value, where) {
-    if (value === undefined || value === null) return {};
-    if (typeof value === 'object' && !Array.isArray(value)) {
-      const o = value as Record<string, unknown>;
-      return {
-        timestamp: o.timestamp === undefined || o.timestamp === null ? undefined : count.parse(o.timestamp, `${where}.timestamp`),
-        blocks: o.blocks === undefined || o.blocks === null ? undefined : count.parse(o.blocks, `${where}.blocks`),
-      };
-    }
-    return { timestamp: count.parse(value, where) };
-  },
-};
-
-/**
- * evm_setIntervalMining's argument. Hardhat gives milliseconds (or a [min, max] range), anvil
- * gives seconds under the same name: a range or a value of 100 or more is read as milliseconds,
- * a smaller one as seconds, so both kinds of test suite get what they mean.
- */
-const miningInterval: Codec<{ ms: number; maxMs?: number }> = {
-  type: 'mining interval',
-  parse(value, where) {
-    if (Array.isArray(value)) {
-      if (value.length !== 2) throw invalidParams(`invalid argument ${where}: a range is [min, max] in milliseconds`);
-      const min = Number(count.parse(value[0], `${where}[0]`));
-      const max = Number(count.parse(value[1], `${where}[1]`));
-      if (max < min) throw invalidParams(`invalid argument ${where}: range maximum ${max} is below its minimum ${min}`);
-      return { ms: min, maxMs: max };
-    }
-    const n = Number(count.parse(value, where));
-    return { ms: n >= 100 ? n : n * 1000 };
   },
 };
 
@@ -142,53 +82,8 @@ const forkUrl: Codec<string> = {
   },
 };
 
-const secondsToMs = (s: bigint): number => Number(s) * 1000;
-
-export function devMethods(node: DevNode, version: string, client: string): MethodDef[] {
-  const checkCount = (n: bigint, where: string) => {
-    if (n > BigInt(MAX_MINE_COUNT)) throw invalidParams(`invalid argument ${where}: at most ${MAX_MINE_COUNT} blocks per call`);
-    return Number(n);
-  };
-
+export function devMethods(node: ChainReads & Calls & Submit & TestControls): MethodDef[] {
   return [
-    // ------------------------------------------------------------ mining modes
-    /** Mine on every transaction (on) or only on request / interval (off); turning it on mines what waits. */
-    method('evm_setAutomine', [bool], async (on) => {
-      await node.miner.setAutomine(on);
-      return null;
-    }, { aliases: ['anvil_setAutomine'] }),
-    method('anvil_getAutomine', [], () => node.mining.auto, { aliases: ['hardhat_getAutomine'] }),
-    /** Interval mining, hardhat units: milliseconds or [min, max] (small values: seconds, see miningInterval). 0 turns it off. */
-    method('evm_setIntervalMining', [miningInterval], async ({ ms, maxMs }) => {
-      await node.inOrder(() => node.miner.setIntervalMining(ms, maxMs));
-      return null;
-    }),
-    /** Interval mining, anvil units: a block every `seconds`, automine off (0 turns the interval off). */
-    method('anvil_setIntervalMining', [count], async (seconds) => {
-      await node.controls.intervalMining(secondsToMs(seconds));
-      return null;
-    }),
-    /** Seconds between interval-mined blocks, or null when interval mining is off. */
-    method('anvil_getIntervalMining', [], () => (node.mining.intervalMs === undefined ? null : node.mining.intervalMs / 1000)),
-    /** Mine one block (optionally at `timestamp`), or ganache's `{ timestamp, blocks }`. */
-    method('evm_mine', [mineOptions], async (o) => {
-      await node.miner.mineBlocks(checkCount(o.blocks ?? 1n, '0.blocks'), { timestamp: o.timestamp });
-      return '0x0';
-    }),
-    /**
-     * Mine `count` blocks (default 1), `interval` seconds apart after the first. Long runs of empty
-     * blocks are recorded at once and built when asked for.
-     */
-    method('anvil_mine', [optional(count, 1n), optional(count, 0n)], async (n, interval) => {
-      await node.miner.mineBlocks(checkCount(n, '0'), { interval: interval > 0n ? interval : undefined });
-      return null;
-    }, { aliases: ['hardhat_mine'] }),
-    /** Like evm_mine, answering with the mined blocks (full transactions). */
-    method('anvil_mine_detailed', [mineOptions], async (o) => {
-      const blocks = await node.miner.mineBlocks(checkCount(o.blocks ?? 1n, '0.blocks'), { timestamp: o.timestamp, detailed: true });
-      return blocks.map((b) => formatBlock(b, true));
-    }, { aliases: ['evm_mine_detailed'] }),
-
     // ------------------------------------------------------------ time
     /** Move the clock forward by `seconds`; answers the total offset in seconds. */
     method('evm_increaseTime', [count], (seconds) => node.controls.increaseTime(seconds), { aliases: ['anvil_increaseTime'] }),
@@ -293,16 +188,6 @@ export function devMethods(node: DevNode, version: string, client: string): Meth
       await node.controls.setPrevRandao(r);
       return null;
     }, { aliases: ['anvil_setPrevRandao'] }),
-    method('anvil_setChainId', [count], async (id) => {
-      if (id < 1n || id > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidParams('invalid argument 0: chain id out of range');
-      await node.setChainId(id);
-      return null;
-    }),
-    /** Request and block logging of the CLI. */
-    method('anvil_setLoggingEnabled', [bool], (on) => {
-      node.controls.setLogging(on);
-      return null;
-    }, { aliases: ['hardhat_setLoggingEnabled'] }),
 
     // ------------------------------------------------------------ pool
     /** Remove a waiting transaction; answers its hash, or null when the pool does not hold it. */
@@ -356,60 +241,5 @@ export function devMethods(node: DevNode, version: string, client: string): Meth
       node.fork?.setUrl(url);
       return null;
     }),
-
-    // ------------------------------------------------------------ state dumps
-    /**
-     * The whole chain (accounts and history) in anvil's format, gzip-compressed JSON as 0x-hex.
-     * anvil's optional flag (keep historical states) is accepted; older states are never held here.
-     */
-    method('anvil_dumpState', [optional(bool)], async () => encodeStateBlob(await dumpStateText(node, `node-rpc/${version}`)), { aliases: ['hardhat_dumpState'] }),
-    /**
-     * Load a dump (gzip or plain JSON as 0x-hex; anvil's dumps give their accounts): accounts are
-     * written over the live state; the history replaces the chain when it is longer.
-     */
-    method('anvil_loadState', [data], async (blob) => {
-      await applyState(node, await parseState(node, decodeStateBlob(blob)));
-      return true;
-    }, { aliases: ['hardhat_loadState'] }),
-
-    // ------------------------------------------------------------ node info
-    method('anvil_nodeInfo', [], () => {
-      const head = node.head;
-      const h = head.block.header;
-      return {
-        currentBlockNumber: qty(head.number),
-        currentBlockTimestamp: Number(h.timestamp),
-        currentBlockHash: head.hashHex,
-        hardFork: ANVIL_NAMES[node.config.hardfork],
-        transactionOrder: node.mining.order,
-        environment: {
-          baseFee: qty(node.nextBaseFee()),
-          chainId: Number(node.config.chainId),
-          gasLimit: qty(node.blockGasLimit),
-          gasPrice: qty(node.gasPrice()),
-        },
-        forkConfig: { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
-      };
-    }),
-    /** Client, chain and snapshot facts (hardhat_metadata's shape, plus anvil's snapshots). */
-    method('anvil_metadata', [], async () => {
-      const snapshots: Record<string, [number, string]> = {};
-      for (const id of node.history.snapshotIds()) {
-        const n = await node.history.snapshotBlock(id);
-        const b = n === undefined ? undefined : node.store.byNumber(n);
-        if (b) snapshots[qty(id)] = [Number(b.number), b.hashHex];
-      }
-      const head = node.head;
-      return {
-        clientVersion: client,
-        chainId: Number(node.config.chainId),
-        instanceId: node.instanceId,
-        latestBlockNumber: Number(head.number),
-        latestBlockHash: head.hashHex,
-        forkedNetwork: null,
-        snapshots,
-        coinbase: addr(node.coinbase),
-      };
-    }, { aliases: ['hardhat_metadata'] }),
   ];
 }

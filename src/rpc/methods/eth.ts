@@ -1,7 +1,7 @@
 /** eth_* methods: thin adapters from validated params to the node, and from chain objects to JSON. */
 import { bytesToHex, createZeroAddress, type Address } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import type { DevNode } from '../../chain/node.js';
+import type { Calls, ChainReads, Fees, PoolReads, Submit } from '../../chain/api.js';
 import { sendRawTransactionSync, sendTransactionSync } from '../../chain/pool/sendSync.js';
 import { signMessage, signTypedData } from '../../chain/wallet/signing.js';
 import { parseTypedData } from '../../chain/wallet/typedData.js';
@@ -83,7 +83,7 @@ const percentiles: Codec<number[] | undefined> = {
   },
 };
 
-export function ethMethods(node: DevNode): MethodDef[] {
+export function ethMethods(node: ChainReads & Fees & PoolReads & Calls & Submit): MethodDef[] {
   const blockOrNull = (b: StoredBlock | undefined, full: boolean) => (b ? formatBlock(b, full) : null);
   const txAt = (b: StoredBlock | undefined, index: number) => {
     const t = b?.txs[index];
@@ -94,7 +94,7 @@ export function ethMethods(node: DevNode): MethodDef[] {
   return [
     // ------------------------------------------------------------ chain info
     method('eth_chainId', [], () => qty(node.config.chainId)),
-    method('eth_blockNumber', [], () => qty(node.store.headNumber)),
+    method('eth_blockNumber', [], () => qty(node.headNumber())),
     method('eth_syncing', [], () => false),
     method('eth_mining', [], () => true),
     method('eth_hashrate', [], () => '0x0'),
@@ -193,13 +193,13 @@ export function ethMethods(node: DevNode): MethodDef[] {
       const hashHex = bytesToHex(h);
       const t = node.tx(hashHex);
       if (t) return formatMinedTx(t);
-      const p = node.pool.get(hashHex);
+      const p = node.pooledTx(hashHex);
       return p ? formatTx(p.tx, p.from, p.hashHex, PENDING) : null;
     }),
     method('eth_getTransactionByBlockHashAndIndex', [hash32, uint], (h, i) => txAt(node.block(byHash(h)), i)),
     method('eth_getTransactionByBlockNumberAndIndex', [blockNumberOrTag, uint], (b, i) => txAt(node.block(b), i)),
     method('eth_getRawTransactionByHash', [hash32], (h) => {
-      const t = node.tx(bytesToHex(h)) ?? node.pool.get(bytesToHex(h));
+      const t = node.tx(bytesToHex(h)) ?? node.pooledTx(bytesToHex(h));
       return t ? hex(t.tx.serialize()) : null;
     }),
     method('eth_getTransactionReceipt', [hash32], (h) => {

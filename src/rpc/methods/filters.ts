@@ -6,7 +6,7 @@
  * WebSocket connection belong to it and are removed when it closes; HTTP ones expire when not
  * polled for the filter timeout (5 minutes by default).
  */
-import type { DevNode } from '../../chain/node.js';
+import type { Filters } from '../../chain/api.js';
 import type { CallContext } from '../../server/context.js';
 import type { RawJson } from '../../format/hex.js';
 import type { JsonParts } from '../../format/stream.js';
@@ -21,7 +21,7 @@ const filterId = hexId('filter');
 /** Connections that own filters; one close hook per connection. */
 const hooked = new WeakSet<CallContext>();
 
-export function filterMethods(node: DevNode): MethodDef[] {
+export function filterMethods(node: Filters): MethodDef[] {
   const filters = node.filters;
 
   /** The owner of filters created through `ctx`: the connection on WebSocket, none on HTTP. */

@@ -1,8 +1,8 @@
 /** net_* methods: a dev node is alone on its network. */
-import type { DevNode } from '../../chain/node.js';
+import type { ChainReads } from '../../chain/api.js';
 import { method, type MethodDef } from '../registry.js';
 
-export function netMethods(node: DevNode): MethodDef[] {
+export function netMethods(node: ChainReads): MethodDef[] {
   return [
     /** Network id, as a decimal string (the chain id). */
     method('net_version', [], () => node.config.chainId.toString()),

@@ -6,7 +6,7 @@
  */
 import { bytesToHex, type Address } from '@ethereumjs/util';
 import { ChainError } from '../../chain/core/errors.js';
-import type { DevNode } from '../../chain/node.js';
+import type { ChainReads, Tracing } from '../../chain/api.js';
 import { LATEST, type MinedTx, type StoredBlock } from '../../chain/core/types.js';
 import { formatBlock } from '../../format/block.js';
 import { qty } from '../../format/hex.js';
@@ -41,7 +41,7 @@ function walk(frame: CallFrame, depth: number, visit: (f: CallFrame, depth: numb
   for (const c of frame.calls ?? []) walk(c, depth + 1, visit);
 }
 
-export function otsMethods(node: DevNode): MethodDef[] {
+export function otsMethods(node: ChainReads & Tracing): MethodDef[] {
   /** Call trees of mined transactions, computed once each. */
   const trees = new WeakMap<MinedTx, Promise<CallFrame>>();
   const tree = (t: MinedTx): Promise<CallFrame> => {
@@ -75,7 +75,7 @@ export function otsMethods(node: DevNode): MethodDef[] {
     lastPage,
   });
   /** Blocks holding transactions, newest first, from `hi` down to `lo`. */
-  const blocksDown = (lo: bigint, hi: bigint): StoredBlock[] => node.store.realBlocks(lo, hi).filter((b) => b.txs.length > 0).reverse();
+  const blocksDown = (lo: bigint, hi: bigint): StoredBlock[] => node.realBlocks(lo, hi).filter((b) => b.txs.length > 0).reverse();
   const details = (b: StoredBlock) => {
     const { transactions, ...block } = formatBlock(b, false) as Record<string, unknown>;
     void transactions;
@@ -127,7 +127,7 @@ export function otsMethods(node: DevNode): MethodDef[] {
     /** Transactions involving an address before block `n` (0: from the head), newest first, whole blocks at a time. */
     method('ots_searchTransactionsBefore', [address, blockNumber, count], async (a, n, size) => {
       const who = a.toString();
-      const top = n === 0n || n > node.store.headNumber + 1n ? node.store.headNumber : n - 1n;
+      const top = n === 0n || n > node.headNumber() + 1n ? node.headNumber() : n - 1n;
       const found: MinedTx[] = [];
       let last = true;
       for (const b of blocksDown(0n, top)) {
@@ -144,7 +144,7 @@ export function otsMethods(node: DevNode): MethodDef[] {
       const who = a.toString();
       const found: MinedTx[] = [];
       let first = true;
-      for (const b of node.store.realBlocks(n + 1n, node.store.headNumber)) {
+      for (const b of node.realBlocks(n + 1n, node.headNumber())) {
         if (b.txs.length === 0) continue;
         if (found.length >= size) {
           first = false;
@@ -157,7 +157,7 @@ export function otsMethods(node: DevNode): MethodDef[] {
     /** The hash of the transaction `sender` sent with `nonce`, or null. */
     method('ots_getTransactionBySenderAndNonce', [address, count], async (a, nonce) => {
       if (BigInt(nonce) >= (await node.getNonce(a, LATEST))) return null;
-      for (const b of blocksDown(0n, node.store.headNumber)) {
+      for (const b of blocksDown(0n, node.headNumber())) {
         for (const t of b.txs) if (t.from.equals(a) && t.tx.nonce === BigInt(nonce)) return t.hashHex;
       }
       return null;
@@ -181,7 +181,7 @@ export function otsMethods(node: DevNode): MethodDef[] {
 
   async function findCreator(a: Address): Promise<{ hash: string; creator: string } | null> {
     const who = a.toString();
-    for (const b of blocksDown(0n, node.store.headNumber)) {
+    for (const b of blocksDown(0n, node.headNumber())) {
       for (const t of b.txs) {
         if (t.receipt.contractAddress?.toString() === who) return { hash: t.hashHex, creator: t.from.toString() };
         if (t.tx.data.length === 0 || t.receipt.status === 0) continue;

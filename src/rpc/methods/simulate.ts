@@ -1,5 +1,5 @@
 /** eth_simulateV1 (execution-apis): params to the node's simulation, blocks and call results to JSON. */
-import type { DevNode } from '../../chain/node.js';
+import type { Calls } from '../../chain/api.js';
 import type { SimBlock, SimBlockSpec } from '../../chain/exec/simulate.js';
 import { LATEST } from '../../chain/core/types.js';
 import { formatBlock } from '../../format/block.js';
@@ -61,7 +61,7 @@ function formatSimBlock(b: SimBlock, fullTxs: boolean): object {
   };
 }
 
-export function simulateMethods(node: DevNode): MethodDef[] {
+export function simulateMethods(node: Calls): MethodDef[] {
   return [
     /** Blocks of calls with block and state overrides, each block seeing the last; nothing is kept. */
     method('eth_simulateV1', [payload, optional(blockId, LATEST)], async (p, b) => {

@@ -2,7 +2,7 @@
  * eth_subscribe / eth_unsubscribe (WebSocket only): newHeads, logs, newPendingTransactions, syncing.
  * The subscriptions themselves live in the node's hub (../subscriptionHub.ts).
  */
-import type { DevNode } from '../../chain/node.js';
+import type { Subscriptions } from '../../chain/api.js';
 import { LogMatcher } from '../../chain/logs/logIndex.js';
 import { hexId, json, optional, type Codec } from '../codecs.js';
 import { ErrorCode, invalidParams, RpcError } from '../errors.js';
@@ -26,7 +26,7 @@ const needsWebSocket = (name: string) =>
     `notifications not supported: ${name} needs a WebSocket connection (ws://); over HTTP poll with eth_newFilter, eth_newBlockFilter or eth_newPendingTransactionFilter and eth_getFilterChanges`,
   );
 
-export function subscriptionMethods(node: DevNode): MethodDef[] {
+export function subscriptionMethods(node: Subscriptions): MethodDef[] {
   const hub = subscriptionHub(node);
   return [
     /**

@@ -4,7 +4,7 @@
  */
 import { bytesToHex } from '@ethereumjs/util';
 import { ChainError } from '../../chain/core/errors.js';
-import type { DevNode } from '../../chain/node.js';
+import type { ChainReads, Tracing } from '../../chain/api.js';
 import { LATEST, type MinedTx, type StoredBlock } from '../../chain/core/types.js';
 import { DEFAULT_TIMEOUT_MS, parityStateDiff, type ParityTrace, type TraceConfig } from '../../trace/index.js';
 import { address, arrayOf, blockId, blockNumberOrTag, count, hash32, optional, struct, uint, type Codec } from '../codecs.js';
@@ -80,7 +80,7 @@ function replayResult(raw: unknown, types: Set<TraceType>): Record<string, unkno
   };
 }
 
-export function traceMethods(node: DevNode): MethodDef[] {
+export function traceMethods(node: ChainReads & Tracing): MethodDef[] {
   const mined = (hash: Uint8Array): MinedTx | undefined => node.tx(bytesToHex(hash));
   const blockTraces = async (b: StoredBlock): Promise<object[]> => {
     const results = await traceBlock(node, b, PARITY);
@@ -111,14 +111,14 @@ export function traceMethods(node: DevNode): MethodDef[] {
     /** Traces of a block range whose frame is from / to the given addresses, then `after` skipped and `count` kept. */
     method('trace_filter', [traceFilter], async (f) => {
       const from = f.fromBlock ? node.requireBlock(f.fromBlock).number : 0n;
-      const to = f.toBlock ? node.requireBlock(f.toBlock).number : node.store.headNumber;
+      const to = f.toBlock ? node.requireBlock(f.toBlock).number : node.headNumber();
       if (to < from) throw invalidParams(`invalid argument 0: toBlock ${to} is before fromBlock ${from}`);
       const froms: string[] | undefined = f.fromAddress?.map((a) => a.toString());
       const tos: string[] | undefined = f.toAddress?.map((a) => a.toString());
       const out: object[] = [];
       let skip = f.after ?? 0;
       const want = f.count ?? Number.MAX_SAFE_INTEGER;
-      for (const b of node.store.realBlocks(from, to)) {
+      for (const b of node.realBlocks(from, to)) {
         if (b.txs.length === 0) continue;
         for (const tr of (await blockTraces(b)) as Array<{ action: Record<string, string>; result: Record<string, string> | null }>) {
           const source = tr.action.from ?? tr.action.address;

@@ -5,7 +5,7 @@
  */
 import { toChecksumAddress } from '@ethereumjs/util';
 import type { PendingTx } from '../../chain/mining/block.js';
-import type { DevNode } from '../../chain/node.js';
+import type { PoolReads } from '../../chain/api.js';
 import type { PoolContent } from '../../chain/pool/txpool.js';
 import { feeCap } from '../../chain/exec/receipt.js';
 import { qty } from '../../format/hex.js';
@@ -41,27 +41,27 @@ function count(group: PoolContent['pending']): number {
   return n;
 }
 
-export function txpoolMethods(node: DevNode): MethodDef[] {
+export function txpoolMethods(pool: PoolReads): MethodDef[] {
   return [
     /** Number of pending and queued transactions: `{pending: "0x1", queued: "0x0"}`. */
     method('txpool_status', [], async () => {
-      const c = await node.miner.poolContent();
+      const c = await pool.poolContent();
       return { pending: qty(count(c.pending)), queued: qty(count(c.queued)) };
     }),
     /** Every pooled transaction: `{pending: {sender: {nonce: tx}}, queued: {…}}`. */
     method('txpool_content', [], async () => {
-      const c = await node.miner.poolContent();
+      const c = await pool.poolContent();
       return { pending: bySender(c.pending, pendingTx), queued: bySender(c.queued, pendingTx) };
     }),
     /** One sender's pooled transactions: `{pending: {nonce: tx}, queued: {nonce: tx}}`. */
     method('txpool_contentFrom', [address], async (from) => {
-      const c = await node.miner.poolContent();
+      const c = await pool.poolContent();
       const key = from.toString();
       return { pending: byNonce(c.pending.get(key) ?? [], pendingTx), queued: byNonce(c.queued.get(key) ?? [], pendingTx) };
     }),
     /** Like txpool_content, with each transaction summarised as `to: value wei + gas gas × price wei`. */
     method('txpool_inspect', [], async () => {
-      const c = await node.miner.poolContent();
+      const c = await pool.poolContent();
       return { pending: bySender(c.pending, inspectLine), queued: bySender(c.queued, inspectLine) };
     }),
   ];
