@@ -11,13 +11,17 @@ import type { TxPool } from '../pool/txpool.js';
 
 /** What the account cheats need: the live state, edited under the node's lock. */
 export interface LiveState {
+  /** Run `fn` on the live state under the node's lock, its edits flushed to the trie afterwards. */
   withLiveState<T>(fn: (sm: MerkleStateManager) => Promise<T>): Promise<T>;
 }
 
 /** What the pool cheats need: the pool, the `dropped` event, and the node's request order. */
 export interface PoolEdits {
+  /** Transactions waiting for a block. */
   readonly pool: Pick<TxPool, 'remove' | 'clear'>;
+  /** Where a transaction leaving the pool unmined is announced. */
   readonly events: { emit(event: 'dropped', p: PendingTx, reason: string): boolean };
+  /** Run `fn` after every operation requested before it. */
   inOrder<T>(fn: () => T | Promise<T>): Promise<T>;
 }
 

@@ -16,8 +16,11 @@ import { setStorageAt, type LiveState } from './cheats.js';
 
 /** What finding and writing a token's slot needs: calls, access lists and code at a block, and the live state. */
 export interface Erc20Host extends LiveState {
+  /** eth_call with state overrides. */
   call(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<Uint8Array>;
+  /** The storage slots a call reads. */
   createAccessList(req: TxRequest, ref: BlockRef): Promise<AccessListResult>;
+  /** Code of an account at a block. */
   getCode(address: Address, ref: BlockRef): Promise<Uint8Array>;
 }
 

@@ -13,7 +13,9 @@ import type { BlockRef, MinedTx, StoredBlock } from '../core/types.js';
 
 /** What a replay needs of the node: blocks, and a private VM opened at a state of a block. */
 export interface ReplayHost {
+  /** A block by number, tag or hash; undefined when there is none. */
   block(ref: BlockRef): StoredBlock | undefined;
+  /** A private VM copy opened at `stateRoot`, a state of block `at`. */
   vmAt(stateRoot: Uint8Array, at: StoredBlock): Promise<VM>;
 }
 

@@ -25,8 +25,11 @@ export function syncTimeout(ms: number | undefined): number {
 
 /** What waiting for a transaction's block needs: the intake, mined transactions, and the events telling when one was mined or dropped. */
 export interface SyncHost {
+  /** Where the transaction is submitted. */
   readonly intake: Pick<Intake, 'sendRawTransaction' | 'sendTransaction'>;
+  /** A mined transaction by hash. */
   tx(hashHex: string): MinedTx | undefined;
+  /** `block` when a block was added, `dropped` when a transaction left the pool unmined. */
   readonly events: {
     on(event: 'block', listener: () => void): unknown;
     on(event: 'dropped', listener: (p: { hashHex: string }, reason: string) => void): unknown;
