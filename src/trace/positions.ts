@@ -8,7 +8,7 @@ import { Capability, type TypedTransaction } from '@ethereumjs/tx';
 import { eoaCode7702RecoverAuthority, type Address, type EOACode7702AuthorizationListBytesItem } from '@ethereumjs/util';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { ChainError } from '../chain/core/errors.js';
-import { headerFields } from '../chain/exec/blockContext.js';
+import { headerFields, paysBaseFee } from '../chain/exec/blockContext.js';
 import { applyOverrides, discarding } from '../chain/exec/call.js';
 import { BlockReplay } from '../chain/exec/replay.js';
 import type { DevNode } from '../chain/node.js';
@@ -111,7 +111,7 @@ function callBlock(node: DevNode, base: Block, req: TxRequest, o: BlockOverrides
   const block = node.callBlock(base, req);
   if (!o) return block;
   // As in geth, an unpriced call runs at a zero base fee whatever the override says.
-  const priced = (req.gasPrice ?? req.maxFeePerGas ?? 0n) > 0n;
+  const priced = paysBaseFee(req);
   const h = headerFields(block.header);
   return createBlock(
     {

@@ -15,6 +15,7 @@ import { Account, bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft, type Add
 import { Bloom, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ChainError } from '../core/errors.js';
 import { applyOverrides, asSender, ZERO_ADDRESS } from './call.js';
+import { namesPrice, unpricedFees } from './blockContext.js';
 import { engineRejection } from './rejections.js';
 import { txCommon, txGasCap } from '../engine/common.js';
 import { withFakeSender } from './request.js';
@@ -229,9 +230,7 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
     const left = context.header.gasLimit - gasUsed;
     const gasCap = opts.validation ? txGasCap(common) : undefined;
     const gas = req.gas ?? (gasCap !== undefined && left > gasCap ? gasCap : left);
-    const priced = req.gasPrice !== undefined || req.maxFeePerGas !== undefined;
-    // Unpriced calls pay the base fee when validated, nothing otherwise (as eth_call).
-    const fees: Partial<TxRequest> = priced ? {} : opts.validation ? { maxFeePerGas: context.header.baseFeePerGas ?? 0n, maxPriorityFeePerGas: 0n } : { gasPrice: 0n };
+    const fees = namesPrice(req) ? {} : unpricedFees(opts.validation, context.header.baseFeePerGas);
     const tx = withFakeSender({ ...req, ...fees, nonce, gas }, common, from);
     await validate(vm, tx, from, context.header, gasUsed, opts.validation);
     const { result, logs } = await runCall(vm, tx, from, context, opts);
