@@ -3,30 +3,19 @@
  * applied), every transaction of a block, and a call on a private copy of a block's state (with
  * geth's state and block overrides). The EVM hooks exist only while a trace runs.
  */
-import { createBlock, type Block } from '@ethereumjs/block';
+import type { Block } from '@ethereumjs/block';
 import { Capability, type TypedTransaction } from '@ethereumjs/tx';
 import { eoaCode7702RecoverAuthority, type Address, type EOACode7702AuthorizationListBytesItem } from '@ethereumjs/util';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { ChainError } from '../chain/core/errors.js';
-import { headerFields, paysBaseFee } from '../chain/exec/blockContext.js';
+import { overriddenBlock, paysBaseFee } from '../chain/exec/blockContext.js';
 import { applyOverrides, discarding } from '../chain/exec/call.js';
 import { BlockReplay } from '../chain/exec/replay.js';
 import type { DevNode } from '../chain/node.js';
 import { effectiveGasPrice } from '../chain/exec/receipt.js';
-import type { BlockRef, MinedTx, StateOverrides, StoredBlock, TxRequest } from '../chain/core/types.js';
+import type { BlockOverrides, BlockRef, MinedTx, StateOverrides, StoredBlock, TxRequest } from '../chain/core/types.js';
 import type { TraceConfig } from './config.js';
 import { traceRun, type TraceOutcome, type TraceRun } from './index.js';
-
-/** geth's BlockOverrides for debug_traceCall (both the older and the current field names). */
-export interface BlockOverrides {
-  number?: bigint;
-  difficulty?: bigint;
-  time?: bigint;
-  gasLimit?: bigint;
-  coinbase?: Address;
-  prevRandao?: Uint8Array;
-  baseFee?: bigint;
-}
 
 /** geth's TraceCallConfig: a TraceConfig plus state and block overrides and a position. */
 export interface TraceCallConfig {
@@ -111,23 +100,7 @@ function callBlock(node: DevNode, base: Block, req: TxRequest, o: BlockOverrides
   const block = node.callBlock(base, req);
   if (!o) return block;
   // As in geth, an unpriced call runs at a zero base fee whatever the override says.
-  const priced = paysBaseFee(req);
-  const h = headerFields(block.header);
-  return createBlock(
-    {
-      header: {
-        ...h,
-        number: o.number ?? h.number,
-        difficulty: o.difficulty ?? h.difficulty,
-        timestamp: o.time ?? h.timestamp,
-        gasLimit: o.gasLimit ?? h.gasLimit,
-        coinbase: o.coinbase ?? h.coinbase,
-        mixHash: o.prevRandao ?? h.mixHash,
-        baseFeePerGas: h.baseFeePerGas === undefined || !priced ? h.baseFeePerGas : (o.baseFee ?? h.baseFeePerGas),
-      },
-    },
-    { common: block.common, skipConsensusFormatValidation: true },
-  );
+  return overriddenBlock(block, paysBaseFee(req) ? o : { ...o, baseFeePerGas: undefined });
 }
 
 /** Trace a call on a private VM: overrides applied first, every effect dropped afterwards. */

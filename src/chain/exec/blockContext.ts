@@ -1,7 +1,7 @@
-/** Block contexts built from a block's header: the one a call runs in, and whether a call is priced. */
-import { createBlock, type Block } from '@ethereumjs/block';
+/** Block contexts built from a block's header: the one a call runs in, whether a call is priced, block overrides. */
+import { createBlock, type Block, type HeaderData } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import type { TxRequest } from '../core/types.js';
+import type { BlockOverrides, TxRequest } from '../core/types.js';
 
 /** The settable fields of a header, for building a variant of it. */
 export function headerFields(h: Block['header']) {
@@ -71,3 +71,25 @@ export function callBlock(common: Common, block: Block, req: TxRequest): Block {
 
 /** The zero-base-fee variant of each block calls ran at, and the rules it was built under; dropped with the block. */
 const feeless = new WeakMap<Block, { rules: Common; block: Block }>();
+
+/**
+ * Header fields with a caller's block overrides applied: number, difficulty, time, gas limit, fee
+ * recipient, prevrandao, and the base fee where the header has one (the rules know base fees).
+ * Withdrawals belong to the body: who builds the block takes them (eth_simulateV1).
+ */
+export function withBlockOverrides(fields: HeaderData, o: BlockOverrides): HeaderData {
+  const out = { ...fields };
+  if (o.number !== undefined) out.number = o.number;
+  if (o.difficulty !== undefined) out.difficulty = o.difficulty;
+  if (o.time !== undefined) out.timestamp = o.time;
+  if (o.gasLimit !== undefined) out.gasLimit = o.gasLimit;
+  if (o.feeRecipient !== undefined) out.coinbase = o.feeRecipient;
+  if (o.prevRandao !== undefined) out.mixHash = o.prevRandao;
+  if (o.baseFeePerGas !== undefined && fields.baseFeePerGas !== undefined) out.baseFeePerGas = o.baseFeePerGas;
+  return out;
+}
+
+/** `block` with the overrides applied to its header (a context to run calls in; it has no body). */
+export function overriddenBlock(block: Block, o: BlockOverrides): Block {
+  return createBlock({ header: withBlockOverrides(headerFields(block.header), o) }, { common: block.common, skipConsensusFormatValidation: true });
+}
