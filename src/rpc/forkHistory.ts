@@ -26,7 +26,7 @@ import type { ChainReads, Filters } from '../chain/api.js';
 import type { BlockRef } from '../chain/core/types.js';
 import { RawJson, qty } from '../format/hex.js';
 import { logsJsonText } from '../format/logJson.js';
-import type { FilterQuery } from './logFilter.js';
+import type { LogCriteria } from '../chain/logs/logTypes.js';
 import { parseParam, parseParams, type MethodDef } from './registry.js';
 import type { CallContext } from '../server/context.js';
 
@@ -193,7 +193,7 @@ function minedInFork(fork: Fork, tx: unknown): boolean {
 
 /** eth_getLogs over a range reaching below the fork point: the upstream's logs, then the local ones. */
 async function getLogs(node: Host, fork: Fork, def: MethodDef, ctx: CallContext, raw: unknown[]): Promise<unknown> {
-  const q = parseParams(def.params, raw)[0] as FilterQuery;
+  const q = parseParams(def.params, raw)[0] as LogCriteria;
   const filter = raw[0] as Record<string, unknown>;
   if (q.blockHash !== undefined) {
     const local = node.block({ kind: 'hash', hash: q.blockHash, requireCanonical: false });
@@ -211,7 +211,7 @@ async function getLogs(node: Host, fork: Fork, def: MethodDef, ctx: CallContext,
   if (to <= fork.number) return upstream;
   let local;
   try {
-    local = node.logs.query(q.criteria, fork.number + 1n, to, cap - upstream.length);
+    local = node.logs.query(q, fork.number + 1n, to, cap - upstream.length);
   } catch (err) {
     if (err instanceof TooManyLogsError) throw new TooManyLogsError(cap, from, to, upTo);
     throw err;

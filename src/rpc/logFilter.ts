@@ -8,20 +8,12 @@
  *  - `blockHash` excludes `fromBlock`/`toBlock`.
  */
 import { bytesToHex } from '@ethereumjs/util';
-import type { LogCriteria } from '../chain/logs/logIndex.js';
-import type { BlockRef } from '../chain/core/types.js';
+import type { LogCriteria } from '../chain/logs/logTypes.js';
 import { address, blockNumberOrTag, hash32, type Codec } from './codecs.js';
 import { invalidParams } from './errors.js';
 
 /** Most topic positions a filter may name (a log has at most 4 topics). */
 export const MAX_TOPICS = 4;
-
-export interface FilterQuery {
-  criteria: LogCriteria;
-  fromBlock?: BlockRef;
-  toBlock?: BlockRef;
-  blockHash?: Uint8Array;
-}
 
 const present = (v: unknown): boolean => v !== undefined && v !== null;
 
@@ -49,35 +41,39 @@ function parseTopics(value: unknown, where: string): Array<string[] | null> {
   });
 }
 
-function parseFilter(value: unknown, where: string, allowBlocks: boolean): FilterQuery {
+function parseFilter(value: unknown, where: string, allowBlocks: boolean): LogCriteria {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw invalidParams(`invalid argument ${where}: expected a filter object, got ${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value}`);
   }
   const o = value as Record<string, unknown>;
-  const out: FilterQuery = {
-    criteria: { addresses: parseAddresses(o.address, `${where}.address`), topics: parseTopics(o.topics, `${where}.topics`) },
-  };
-  if (!allowBlocks) return out;
+  const criteria = { addresses: parseAddresses(o.address, `${where}.address`), topics: parseTopics(o.topics, `${where}.topics`) };
+  if (!allowBlocks) return criteria;
+  let blockHash: Uint8Array | undefined;
   if (present(o.blockHash)) {
     if (present(o.fromBlock) || present(o.toBlock)) {
       throw invalidParams(`invalid argument ${where}: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other`);
     }
-    out.blockHash = hash32.parse(o.blockHash, `${where}.blockHash`);
+    blockHash = hash32.parse(o.blockHash, `${where}.blockHash`);
   }
-  if (present(o.fromBlock)) out.fromBlock = blockNumberOrTag.parse(o.fromBlock, `${where}.fromBlock`);
-  if (present(o.toBlock)) out.toBlock = blockNumberOrTag.parse(o.toBlock, `${where}.toBlock`);
-  return out;
+  const fromBlock = present(o.fromBlock) ? blockNumberOrTag.parse(o.fromBlock, `${where}.fromBlock`) : undefined;
+  const toBlock = present(o.toBlock) ? blockNumberOrTag.parse(o.toBlock, `${where}.toBlock`) : undefined;
+  return {
+    ...criteria,
+    ...(fromBlock !== undefined && { fromBlock }),
+    ...(toBlock !== undefined && { toBlock }),
+    ...(blockHash !== undefined && { blockHash }),
+  };
 }
 
 /** The full filter object (eth_getLogs, eth_newFilter). */
-export const filterQuery: Codec<FilterQuery> = {
+export const filterQuery: Codec<LogCriteria> = {
   type: 'filter object',
   parse: (value, where) => parseFilter(value, where, true),
 };
 
 /** The filter of a `logs` subscription: address and topics only (optional: missing = every log). */
-export const subscriptionFilter: Codec<FilterQuery> = {
+export const subscriptionFilter: Codec<LogCriteria> = {
   type: 'log subscription filter',
   optional: true,
-  parse: (value, where) => (present(value) ? parseFilter(value, where, false) : { criteria: { addresses: [], topics: [] } }),
+  parse: (value, where) => (present(value) ? parseFilter(value, where, false) : { addresses: [], topics: [] }),
 };

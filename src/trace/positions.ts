@@ -3,33 +3,19 @@
  * applied), every transaction of a block, and a call on a private copy of a block's state (with
  * geth's state and block overrides). The EVM hooks exist only while a trace runs.
  */
-import { createBlock, type Block } from '@ethereumjs/block';
-import type { Common } from '@ethereumjs/common';
+import type { Block } from '@ethereumjs/block';
 import { Capability, type TypedTransaction } from '@ethereumjs/tx';
 import { eoaCode7702RecoverAuthority, type Address, type EOACode7702AuthorizationListBytesItem } from '@ethereumjs/util';
-import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { ChainError } from '../chain/core/errors.js';
-import { headerFields } from '../chain/exec/blockContext.js';
-import { applyOverrides, asSender, ZERO_ADDRESS } from '../chain/exec/call.js';
-import { feesOf, runChecked } from '../chain/exec/rejections.js';
+import { overriddenBlock, paysBaseFee } from '../chain/exec/blockContext.js';
+import { applyOverrides, discarding } from '../chain/exec/call.js';
 import { BlockReplay } from '../chain/exec/replay.js';
-import { withFakeSender } from '../chain/exec/request.js';
 import type { Tracing } from '../chain/api.js';
 import { effectiveGasPrice } from '../chain/exec/receipt.js';
-import type { BlockRef, MinedTx, StateOverrides, StoredBlock, TxRequest } from '../chain/core/types.js';
+import type { BlockOverrides, BlockRef, MinedTx, StateOverrides, StoredBlock, TxRequest } from '../chain/core/types.js';
 import type { TraceConfig } from './config.js';
 import { traceRun, type TraceOutcome, type TraceRun } from './index.js';
-
-/** geth's BlockOverrides for debug_traceCall (both the older and the current field names). */
-export interface BlockOverrides {
-  number?: bigint;
-  difficulty?: bigint;
-  time?: bigint;
-  gasLimit?: bigint;
-  coinbase?: Address;
-  prevRandao?: Uint8Array;
-  baseFee?: bigint;
-}
 
 /** geth's TraceCallConfig: a TraceConfig plus state and block overrides and a position. */
 export interface TraceCallConfig {
@@ -114,58 +100,34 @@ function callBlock(node: Tracing, base: Block, req: TxRequest, o: BlockOverrides
   const block = node.callBlock(base, req);
   if (!o) return block;
   // As in geth, an unpriced call runs at a zero base fee whatever the override says.
-  const priced = (req.gasPrice ?? req.maxFeePerGas ?? 0n) > 0n;
-  const h = headerFields(block.header);
-  return createBlock(
-    {
-      header: {
-        ...h,
-        number: o.number ?? h.number,
-        difficulty: o.difficulty ?? h.difficulty,
-        timestamp: o.time ?? h.timestamp,
-        gasLimit: o.gasLimit ?? h.gasLimit,
-        coinbase: o.coinbase ?? h.coinbase,
-        mixHash: o.prevRandao ?? h.mixHash,
-        baseFeePerGas: h.baseFeePerGas === undefined || !priced ? h.baseFeePerGas : (o.baseFee ?? h.baseFeePerGas),
-      },
-    },
-    { common: block.common, skipConsensusFormatValidation: true },
-  );
+  return overriddenBlock(block, paysBaseFee(req) ? o : { ...o, baseFeePerGas: undefined });
 }
 
 /** Trace a call on a private VM: overrides applied first, every effect dropped afterwards. */
-async function traceCallOn(vm: VM, block: Block, req: TxRequest, state: StateOverrides | undefined, config: TraceConfig): Promise<unknown> {
-  await vm.evm.journal.checkpoint();
-  try {
-    await applyOverrides(vm, state);
-    const from = req.from ?? ZERO_ADDRESS;
-    const nonce = req.nonce ?? ((await vm.stateManager.getAccount(from))?.nonce ?? 0n);
-    const tx = withFakeSender({ ...req, nonce, gas: req.gas ?? block.header.gasLimit }, vm.common as Common, from);
-    return await traceRun(
-      {
-        vm,
-        run: async () => {
-          return outcomeOf(
-            await runChecked(vm, tx, from, { ...feesOf(block.header), skipBalance: true, skipNonce: true, skipGasCap: true }, () =>
-              asSender(vm, from, () => runTx(vm, { tx, block, skipBalance: true, skipNonce: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true })),
-            ),
-          );
+function traceCallOn(vm: VM, block: Block, req: TxRequest, state: StateOverrides | undefined, config: TraceConfig): Promise<unknown> {
+  return discarding(
+    vm,
+    block,
+    req,
+    ({ tx, from, run }) =>
+      traceRun(
+        {
+          vm,
+          run: async () => outcomeOf(await run()),
+          from,
+          to: tx.to,
+          value: tx.value,
+          input: tx.data,
+          gasLimit: tx.gasLimit,
+          gasPrice: effectiveGasPrice(tx, block.header.baseFeePerGas),
+          type: tx.to ? 'CALL' : 'CREATE',
+          coinbase: block.header.coinbase,
+          authorities: authoritiesOf(tx),
         },
-        from,
-        to: tx.to,
-        value: tx.value,
-        input: tx.data,
-        gasLimit: tx.gasLimit,
-        gasPrice: effectiveGasPrice(tx, block.header.baseFeePerGas),
-        type: tx.to ? 'CALL' : 'CREATE',
-        coinbase: block.header.coinbase,
-        authorities: authoritiesOf(tx),
-      },
-      config,
-    );
-  } finally {
-    await vm.evm.journal.revert();
-  }
+        config,
+      ),
+    { prepare: () => applyOverrides(vm, state) },
+  );
 }
 
 /** Trace a mined transaction at its place in its block (used by the trace_ namespace too). */

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Interface } from 'ethers';
@@ -150,6 +153,32 @@ describe('inspection commands against a live node (child processes)', () => {
     assert.equal(unknown.stderr, 'error: debug_traceTransaction: transaction not found\n');
     assert.equal(down.code, 1);
     assert.match(down.stderr, new RegExp(`^error: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\\n$`));
+  });
+
+  test('an endpoint that does not speak JSON-RPC, or a URL that is not http(s), is one clear error line', async () => {
+    // A web server that is not a node: a page for every request, 404 at one path.
+    const web = http.createServer((req, res) => {
+      res.writeHead(req.url === '/missing' ? 404 : 200, { 'content-type': 'text/html' });
+      res.end('<html>hello</html>');
+    });
+    web.listen(0, '127.0.0.1');
+    await once(web, 'listening');
+    const url = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+    try {
+      const [page, missing, ftp] = await Promise.all([
+        cli(['txpool', '--rpc', url]),
+        cli(['block', 'latest', '--rpc', `${url}/missing`]),
+        cli(['txpool', '--rpc', 'ftp://127.0.0.1']),
+      ]);
+      assert.equal(page.code, 1);
+      assert.equal(page.stderr, `error: ${url} answered txpool_content with HTTP 200 and no JSON-RPC response\n`);
+      assert.equal(missing.code, 1);
+      assert.equal(missing.stderr, `error: ${url}/missing answered eth_getBlockByNumber with HTTP 404 and no JSON-RPC response\n`);
+      assert.equal(ftp.code, 1);
+      assert.equal(ftp.stderr, 'error: cannot reach ftp://127.0.0.1: not an http:// or https:// URL\n');
+    } finally {
+      web.close();
+    }
   });
 });
 

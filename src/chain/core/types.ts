@@ -79,6 +79,23 @@ export interface TxRequest {
   blobVersionedHashes?: Uint8Array[];
 }
 
+/**
+ * A block's fields as a caller overrides them for the calls it runs (geth's BlockOverrides:
+ * debug_traceCall, eth_simulateV1). Each method's params say which fields it takes.
+ */
+export interface BlockOverrides {
+  number?: bigint;
+  difficulty?: bigint;
+  time?: bigint;
+  gasLimit?: bigint;
+  feeRecipient?: Address;
+  prevRandao?: Uint8Array;
+  baseFeePerGas?: bigint;
+  blobBaseFee?: bigint;
+  /** The block's withdrawals (eth_simulateV1 builds the block's body with them). */
+  withdrawals?: Array<{ index: bigint; validatorIndex: bigint; address: Address; amount: bigint }>;
+}
+
 /** Per-account state override for eth_call (geth's StateOverride). */
 export interface AccountOverride {
   balance?: bigint;

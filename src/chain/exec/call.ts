@@ -5,6 +5,7 @@
 import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { Account, Address, bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
+import type { TypedTransaction } from '@ethereumjs/tx';
 import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ChainError, ExecutionError, RevertError } from '../core/errors.js';
 import { NodeStateManager } from '../engine/forkState.js';
@@ -52,37 +53,70 @@ export function asSender<T>(vm: VM, sender: Address, fn: () => Promise<T>): Prom
   return sm instanceof NodeStateManager ? sm.withCodeSender(sender, fn) : fn();
 }
 
-/** Run a request once on the VM, discarding every effect. */
-export async function runDiscarded(
+/** A request made ready to run once (see `discarding`): the transaction, its sender, and the run. */
+export interface DiscardedRun {
+  tx: TypedTransaction;
+  from: Address;
+  /** Execute the transaction (once); its effects are dropped when `discarding` returns. */
+  run(): Promise<RunTxResult>;
+}
+
+/**
+ * The recipe of a call: on a checkpoint of the VM's state, `prepare` (state overrides), then the
+ * request as a transaction of its sender (the sender's nonce unless it names one; without a gas
+ * limit the whole block's, as in geth and anvil), balance and nonce unchecked; `use` runs it (a
+ * tracer wraps the run with its hooks) and says what to keep; every effect is discarded after.
+ */
+export async function discarding<T>(
   vm: VM,
   block: Block,
   req: TxRequest,
+  use: (r: DiscardedRun) => Promise<T>,
   options: { reportAccessList?: boolean; prepare?: () => Promise<void> } = {},
-): Promise<CallOutcome> {
+): Promise<T> {
   await vm.evm.journal.checkpoint();
   try {
     await options.prepare?.();
     const from = req.from ?? ZERO_ADDRESS;
     const nonce = req.nonce ?? ((await vm.stateManager.getAccount(from))?.nonce ?? 0n);
-    // Without a gas limit a call may use the whole block, as in geth and anvil.
     const tx = withFakeSender({ ...req, nonce, gas: req.gas ?? block.header.gasLimit }, vm.common as Common, from);
-    const result = await runChecked(vm, tx, from, { ...feesOf(block.header), skipBalance: true, skipNonce: true, skipGasCap: true }, () =>
-      asSender(vm, from, () =>
-        runTx(vm, {
-          tx,
-          block,
-          skipBalance: true,
-          skipNonce: true,
-          skipBlockGasLimitValidation: true,
-          skipHardForkValidation: true,
-          reportAccessList: options.reportAccessList,
-        }),
-      ),
-    );
-    return { result, error: result.execResult.exceptionError?.error };
+    const run = () =>
+      runChecked(vm, tx, from, { ...feesOf(block.header), skipBalance: true, skipNonce: true, skipGasCap: true }, () =>
+        asSender(vm, from, () =>
+          runTx(vm, {
+            tx,
+            block,
+            skipBalance: true,
+            skipNonce: true,
+            skipBlockGasLimitValidation: true,
+            skipHardForkValidation: true,
+            reportAccessList: options.reportAccessList,
+          }),
+        ),
+      );
+    return await use({ tx, from, run });
   } finally {
     await vm.evm.journal.revert();
   }
+}
+
+/** Run a request once on the VM, discarding every effect (the recipe of `discarding`). */
+export function runDiscarded(
+  vm: VM,
+  block: Block,
+  req: TxRequest,
+  options: { reportAccessList?: boolean; prepare?: () => Promise<void> } = {},
+): Promise<CallOutcome> {
+  return discarding(
+    vm,
+    block,
+    req,
+    async ({ run }) => {
+      const result = await run();
+      return { result, error: result.execResult.exceptionError?.error };
+    },
+    options,
+  );
 }
 
 /** eth_call: the return data, or a revert / EVM error. Plain calls take the lean path (lean.ts). */

@@ -24,6 +24,7 @@ import { Account, bytesToUnprefixedHex, type Address } from '@ethereumjs/util';
 import type { EVMResult } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
 import type { TxRequest } from '../core/types.js';
+import { paysBaseFee } from './blockContext.js';
 
 /** EIPs whose per-transaction bookkeeping only runTx does (access witnesses, block access lists, state gas, per-recipient charges). */
 const RUNTX_ONLY_EIPS = [2780, 6800, 7864, 7928, 8037];
@@ -79,7 +80,7 @@ export function leanMinimumGas(rules: Pick<LeanRules, 'txGas' | 'dataZero' | 'da
  * `common`'s rules; undefined when it must go through runTx.
  */
 export function leanIntrinsicGas(common: VM['common'], req: TxRequest & { gas: bigint }): bigint | undefined {
-  if (req.to === undefined || (req.value ?? 0n) !== 0n || (req.gasPrice ?? req.maxFeePerGas ?? 0n) !== 0n) return undefined;
+  if (req.to === undefined || (req.value ?? 0n) !== 0n || paysBaseFee(req)) return undefined;
   if (req.accessList !== undefined || req.authorizationList !== undefined || req.blobVersionedHashes !== undefined) return undefined;
   const rules = leanRules(common);
   if (rules === null) return undefined;

@@ -15,30 +15,20 @@ import { Account, bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft, type Add
 import { Bloom, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ChainError } from '../core/errors.js';
 import { applyOverrides, asSender, ZERO_ADDRESS } from './call.js';
+import { namesPrice, unpricedFees, withBlockOverrides } from './blockContext.js';
 import { engineRejection } from './rejections.js';
 import { txCommon, txGasCap } from '../engine/common.js';
 import { withFakeSender } from './request.js';
 import { revertMessage } from './revertData.js';
 import { receiptOf } from './receipt.js';
-import type { MinedTx, RawLog, StateOverrides, StoredBlock, TxRequest } from '../core/types.js';
+import type { BlockOverrides, MinedTx, RawLog, StateOverrides, StoredBlock, TxRequest } from '../core/types.js';
 
 /** geth's limits: blocks per request, and seconds between blocks when the caller gives no time. */
 export const MAX_SIMULATE_BLOCKS = 256;
 const TIME_STEP = 12n;
 
-export interface SimBlockOverrides {
-  number?: bigint;
-  time?: bigint;
-  gasLimit?: bigint;
-  feeRecipient?: Address;
-  prevRandao?: Uint8Array;
-  baseFeePerGas?: bigint;
-  blobBaseFee?: bigint;
-  withdrawals?: Array<{ index: bigint; validatorIndex: bigint; address: Address; amount: bigint }>;
-}
-
 export interface SimBlockSpec {
-  blockOverrides?: SimBlockOverrides;
+  blockOverrides?: BlockOverrides;
   stateOverrides?: StateOverrides;
   calls: TxRequest[];
 }
@@ -77,17 +67,18 @@ const fail = (code: number, message: string): never => {
   throw new ChainError(message, undefined, code);
 };
 
-/** Header fields of the next simulated block. */
-function nextHeader(parent: Block, o: SimBlockOverrides, number: bigint, validation: boolean, common: Common): HeaderData {
+/** Header fields of the next simulated block: the parent's, a time step on, the block overrides applied. */
+function nextHeader(parent: Block, o: BlockOverrides, number: bigint, validation: boolean, common: Common): HeaderData {
   const p = parent.header;
   const fields: HeaderData = {
     parentHash: parent.hash(),
     number,
-    timestamp: o.time ?? p.timestamp + TIME_STEP * (number - p.number),
-    gasLimit: o.gasLimit ?? p.gasLimit,
-    coinbase: o.feeRecipient ?? p.coinbase,
-    mixHash: o.prevRandao ?? p.mixHash,
+    timestamp: p.timestamp + TIME_STEP * (number - p.number),
+    gasLimit: p.gasLimit,
+    coinbase: p.coinbase,
+    mixHash: p.mixHash,
   };
+  // The next base fee is worked out only when the overrides do not set it.
   if (common.isActivatedEIP(1559)) fields.baseFeePerGas = o.baseFeePerGas ?? (validation ? p.calcNextBaseFee() : 0n);
   if (common.isActivatedEIP(4895)) fields.withdrawalsRoot = undefined;
   if (common.isActivatedEIP(4844)) {
@@ -95,7 +86,7 @@ function nextHeader(parent: Block, o: SimBlockOverrides, number: bigint, validat
     fields.blobGasUsed = 0n;
   }
   if (common.isActivatedEIP(4788)) fields.parentBeaconBlockRoot = new Uint8Array(32);
-  return fields;
+  return withBlockOverrides(fields, o);
 }
 
 /** Checks a transaction must pass to be included, as typed errors (validation mode). */
@@ -229,9 +220,7 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
     const left = context.header.gasLimit - gasUsed;
     const gasCap = opts.validation ? txGasCap(common) : undefined;
     const gas = req.gas ?? (gasCap !== undefined && left > gasCap ? gasCap : left);
-    const priced = req.gasPrice !== undefined || req.maxFeePerGas !== undefined;
-    // Unpriced calls pay the base fee when validated, nothing otherwise (as eth_call).
-    const fees: Partial<TxRequest> = priced ? {} : opts.validation ? { maxFeePerGas: context.header.baseFeePerGas ?? 0n, maxPriorityFeePerGas: 0n } : { gasPrice: 0n };
+    const fees = namesPrice(req) ? {} : unpricedFees(opts.validation, context.header.baseFeePerGas);
     const tx = withFakeSender({ ...req, ...fees, nonce, gas }, common, from);
     await validate(vm, tx, from, context.header, gasUsed, opts.validation);
     const { result, logs } = await runCall(vm, tx, from, context, opts);

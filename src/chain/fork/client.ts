@@ -1,5 +1,7 @@
 /**
- * JSON-RPC client for the fork upstream: node:http / node:https with keep-alive sockets.
+ * The project's JSON-RPC client over HTTP(S), node:http / node:https with keep-alive sockets: the
+ * fork's upstream, and the node the inspection commands look at (cli/inspect, one call per request
+ * and no retries there).
  *
  * Calls issued in one burst (before the event loop's next check phase) go out together as one
  * JSON-RPC batch per HTTP request (up to `maxBatch` calls each). A failed exchange (timeout,
@@ -38,8 +40,26 @@ export interface UpstreamStats {
   retries: number;
 }
 
+/**
+ * Why the client gave up on a call, for callers that word it their own way: no connection (`errno`:
+ * the system's code, ECONNREFUSED, ENOTFOUND, …), no answer in time, an HTTP status that means
+ * "not now" (429, 408, 5xx), a JSON-RPC error that means "slow down" (`code`), an answer that is
+ * not the JSON-RPC asked for (`status`: its HTTP status), or a closed client.
+ */
+export interface ExchangeFailure {
+  kind: 'connection' | 'timeout' | 'status' | 'limited' | 'answer' | 'closed';
+  /** What failed, without the upstream, the method or the attempts. */
+  reason: string;
+  errno?: string;
+  status?: number;
+  code?: number;
+}
+
 /** The upstream could not be used: unreachable, too slow, overloaded or answering nonsense. */
-export class ForkUpstreamError extends ChainError {}
+export class ForkUpstreamError extends ChainError {
+  /** Set when the client gave up on a call: why. */
+  failure?: ExchangeFailure;
+}
 
 /** The upstream answered the call with a JSON-RPC error (passed on as it is). */
 export class UpstreamRpcError extends ChainError {}
@@ -59,8 +79,19 @@ interface Call {
   retries: number;
 }
 
-/** A failure worth retrying. */
-class Transient extends Error {}
+/** A failed exchange, and whether it is worth retrying. */
+class Failed extends Error {
+  constructor(
+    readonly failure: ExchangeFailure,
+    readonly transient = true,
+    message = failure.reason,
+  ) {
+    super(message);
+  }
+}
+
+const closedError = (url: string) =>
+  Object.assign(new ForkUpstreamError(`fork upstream failed: the connection to ${url} is closed`), { failure: { kind: 'closed', reason: 'the connection is closed' } as ExchangeFailure });
 
 /** JSON-RPC error codes and messages that mean "slow down", not "no". */
 const RATE_LIMITED = /rate limit|too many requests|limit exceeded|exceeded .*capacity|try again/i;
@@ -116,7 +147,7 @@ export class UpstreamClient {
    * (a throw counts as a malformed answer); `retries` overrides the configured number.
    */
   request<T = unknown>(method: string, params: unknown[], decode?: Decoder<T>, retries = this.retries): Promise<T> {
-    if (this.closed) return Promise.reject(new ForkUpstreamError(`fork upstream failed: the connection to ${this.displayUrl} is closed`));
+    if (this.closed) return Promise.reject(closedError(this.displayUrl));
     return new Promise<T>((resolve, reject) => {
       this.enqueue({ method, params, decode: (decode ?? anyResult) as Decoder<unknown>, resolve: resolve as (v: unknown) => void, reject, failures: 0, retries });
     });
@@ -129,7 +160,7 @@ export class UpstreamClient {
   }
 
   private enqueue(call: Call): void {
-    if (this.closed) return call.reject(new ForkUpstreamError(`fork upstream failed: the connection to ${this.displayUrl} is closed`));
+    if (this.closed) return call.reject(closedError(this.displayUrl));
     this.queue.push(call);
     if (this.scheduled) return;
     this.scheduled = true;
@@ -151,29 +182,32 @@ export class UpstreamClient {
     const bodies = calls.map((c, i) => ({ jsonrpc: '2.0', id: ids[i], method: c.method, params: c.params }));
     const batch = calls.length > 1;
     let answers: Map<number, { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } }>;
+    let status: number;
     try {
-      const text = await this.post(JSON.stringify(batch ? bodies : bodies[0]));
-      answers = this.parse(text, ids);
+      let text: string;
+      ({ status, text } = await this.post(JSON.stringify(batch ? bodies : bodies[0])));
+      answers = this.parse(text, ids, status);
     } catch (err) {
       for (const c of calls) this.failed(c, err as Error);
       return;
     }
     calls.forEach((c, i) => {
       const a = answers.get(ids[i]);
-      if (a === undefined) return this.failed(c, new Transient(`malformed answer to ${c.method}: no response with id ${ids[i]}`));
+      const malformed = (why: string) => this.failed(c, new Failed({ kind: 'answer', status, reason: `malformed answer to ${c.method}: ${why}` }));
+      if (a === undefined) return malformed(`no response with id ${ids[i]}`);
       if (a.error !== undefined && a.error !== null) {
         const code = typeof a.error.code === 'number' ? a.error.code : -32603;
         const message = typeof a.error.message === 'string' ? a.error.message : JSON.stringify(a.error);
-        if (code === 429 || RATE_LIMITED.test(message)) return this.failed(c, new Transient(`${c.method}: ${message} (code ${code})`));
+        if (code === 429 || RATE_LIMITED.test(message)) return this.failed(c, new Failed({ kind: 'limited', code, reason: message }, true, `${c.method}: ${message} (code ${code})`));
         this.stats.calls++;
         return c.reject(new UpstreamRpcError(message, errorData(a.error.data), code));
       }
-      if (!('result' in a)) return this.failed(c, new Transient(`malformed answer to ${c.method}: neither result nor error`));
+      if (!('result' in a)) return malformed('neither result nor error');
       let value: unknown;
       try {
         value = c.decode(a.result);
       } catch (err) {
-        return this.failed(c, new Transient(`malformed answer to ${c.method}: ${(err as Error).message}`));
+        return malformed((err as Error).message);
       }
       this.stats.calls++;
       c.resolve(value);
@@ -181,34 +215,34 @@ export class UpstreamClient {
   }
 
   /** Index a response body by id; anything that is not JSON-RPC is a transient failure. */
-  private parse(text: string, ids: number[]) {
+  private parse(text: string, ids: number[], status: number) {
     const batch = ids.length > 1;
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      throw new Transient(`malformed answer: not JSON (${JSON.stringify(text.slice(0, 80))})`);
+      throw new Failed({ kind: 'answer', status, reason: `malformed answer: not JSON (${JSON.stringify(text.slice(0, 80))})` });
     }
     const out = new Map<number, any>();
     if (Array.isArray(body)) {
       for (const a of body) if (a && typeof a === 'object' && typeof a.id === 'number') out.set(a.id, a);
       return out;
     }
-    if (!body || typeof body !== 'object') throw new Transient('malformed answer: not a JSON-RPC response');
+    if (!body || typeof body !== 'object') throw new Failed({ kind: 'answer', status, reason: 'malformed answer: not a JSON-RPC response' });
     const one = body as { id?: unknown; error?: { message?: unknown } };
     if (batch) {
       // One error object for a whole batch: rate limited, or the upstream does not take batches
       // this big (or at all): then later batches are half the size, down to single calls.
       const reason = typeof one.error?.message === 'string' ? one.error.message : 'not an array';
       if (!RATE_LIMITED.test(reason)) this.batchLimit = Math.max(1, Math.floor(ids.length / 2));
-      throw new Transient(`batch refused: ${reason}`);
+      throw new Failed({ kind: 'answer', status, reason: `batch refused: ${reason}` });
     }
     out.set(typeof one.id === 'number' ? one.id : ids[0], one);
     return out;
   }
 
   private failed(c: Call, err: Error): void {
-    const transient = err instanceof Transient || !(err instanceof ChainError);
+    const transient = err instanceof Failed ? err.transient : !(err instanceof ChainError);
     if (transient && c.failures < c.retries && !this.closed) {
       const delay = this.backoffMs * 2 ** c.failures;
       c.failures++;
@@ -219,17 +253,17 @@ export class UpstreamClient {
     }
     this.stats.calls++;
     const tries = c.failures + 1;
-    c.reject(
-      new ForkUpstreamError(`fork upstream failed: ${c.method} to ${this.displayUrl}: ${err.message}${tries > 1 ? ` (${tries} attempts)` : ''}`),
-    );
+    const out = new ForkUpstreamError(`fork upstream failed: ${c.method} to ${this.displayUrl}: ${err.message}${tries > 1 ? ` (${tries} attempts)` : ''}`);
+    out.failure = err instanceof Failed ? err.failure : { kind: 'connection', reason: err.message };
+    c.reject(out);
   }
 
-  /** POST `body`; resolves to the response text of a 2xx (or a 4xx carrying JSON-RPC). */
-  private post(body: string): Promise<string> {
+  /** POST `body`; resolves to the response text of a 2xx (or a 4xx carrying JSON-RPC) and its status. */
+  private post(body: string): Promise<{ status: number; text: string }> {
     this.stats.httpRequests++;
     const url = this.url;
     const transport = url.protocol === 'https:' ? https : http;
-    return new Promise<string>((resolve, reject) => {
+    return new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = transport.request(
         url,
         {
@@ -240,29 +274,32 @@ export class UpstreamClient {
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('error', (e) => done(new Transient(`answer cut off: ${e.message}`)));
+          res.on('error', (e) => done(new Failed({ kind: 'connection', errno: (e as NodeJS.ErrnoException).code, reason: `answer cut off: ${e.message}` })));
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
             const status = res.statusCode ?? 0;
-            if (status >= 200 && status < 300) return done(undefined, text);
+            if (status >= 200 && status < 300) return done(undefined, text, status);
             const reason = `HTTP ${status}${res.statusMessage ? ' ' + res.statusMessage : ''}`;
-            if (status === 429 || status >= 500 || status === 408) return done(new Transient(reason));
+            if (status === 429 || status >= 500 || status === 408) return done(new Failed({ kind: 'status', status, reason }));
             // Some upstreams answer JSON-RPC errors with a 4xx status: take the body if it is one.
-            if (/^\s*[[{]/.test(text) && /"jsonrpc"/.test(text)) return done(undefined, text);
-            done(new ForkUpstreamError(`${reason}${text ? `: ${text.slice(0, 120).trim()}` : ''}`));
+            if (/^\s*[[{]/.test(text) && /"jsonrpc"/.test(text)) return done(undefined, text, status);
+            done(new Failed({ kind: 'answer', status, reason }, false, `${reason}${text ? `: ${text.slice(0, 120).trim()}` : ''}`));
           });
         },
       );
       let settled = false;
-      const timer = setTimeout(() => req.destroy(new Transient(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-      const done = (err?: Error, text?: string) => {
+      const timer = setTimeout(() => req.destroy(new Failed({ kind: 'timeout', reason: `no answer within ${this.timeoutMs} ms` })), this.timeoutMs);
+      const done = (err?: Error, text?: string, status = 200) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         if (err) reject(err);
-        else resolve(text!);
+        else resolve({ status, text: text! });
       };
-      req.on('error', (e) => done(e instanceof Transient ? e : new Transient(e.message || (e as NodeJS.ErrnoException).code || 'connection failed')));
+      req.on('error', (e) => {
+        const errno = (e as NodeJS.ErrnoException).code;
+        done(e instanceof Failed ? e : new Failed({ kind: 'connection', errno, reason: e.message || errno || 'connection failed' }));
+      });
       req.end(body);
     });
   }

@@ -19,21 +19,12 @@ import { ChainError } from '../core/errors.js';
 import { LogMatcher, type LogIndex, type DroppedBlock, type LogChange, type LogCriteria, type LogEntry } from './logIndex.js';
 import type { PendingTx } from '../mining/block.js';
 import type { ChainFeed } from '../feed.js';
-import type { BlockRef } from '../core/types.js';
 
 export const DEFAULT_FILTER_TIMEOUT_MS = 5 * 60_000;
 /** Block hashes a block-filter poll computes per I/O turn. */
 const HASH_SLICE = 2_000;
 /** Longest pause between two sweeps for expired filters. */
 const MAX_SWEEP_MS = 60_000;
-
-/** A log filter's request: criteria, optional block bounds or a single block hash. */
-export interface LogFilterSpec {
-  criteria: LogCriteria;
-  fromBlock?: BlockRef;
-  toBlock?: BlockRef;
-  blockHash?: Uint8Array;
-}
 
 interface Base {
   readonly id: string;
@@ -43,7 +34,7 @@ interface Base {
 
 interface LogFilter extends Base {
   readonly kind: 'logs';
-  readonly spec: LogFilterSpec;
+  readonly spec: LogCriteria;
   readonly matcher: LogMatcher;
   /** Only logs of blocks in [lo, hi] are reported (numeric fromBlock/toBlock). */
   readonly lo: bigint;
@@ -118,7 +109,7 @@ export class FilterRegistry {
 
   // ---------------------------------------------------------------- install
 
-  newLogFilter(spec: LogFilterSpec, owner?: object): string {
+  newLogFilter(spec: LogCriteria, owner?: object): string {
     let lo = 0n;
     let hi: bigint | undefined;
     if (spec.fromBlock?.kind === 'number') lo = spec.fromBlock.number;
@@ -132,7 +123,7 @@ export class FilterRegistry {
       lastPoll: Date.now(),
       owner,
       spec,
-      matcher: new LogMatcher(spec.criteria),
+      matcher: new LogMatcher(spec),
       lo,
       hi,
       cursor: this.head(),

@@ -1,5 +1,5 @@
 /** Logs as the index, filters and subscriptions hand them around. */
-import type { MinedTx, StoredBlock } from '../core/types.js';
+import type { BlockRef, MinedTx, StoredBlock } from '../core/types.js';
 
 /** One log of a mined transaction. */
 export interface LogEntry {
@@ -13,7 +13,11 @@ export interface LogEntry {
   readonly data: Uint8Array;
 }
 
-/** What a filter asks for. */
+/**
+ * What a log filter asks for (eth_getLogs, eth_newFilter, a `logs` subscription): the logs, by
+ * address and topics, and the blocks, by bounds or one block hash (a subscription names none).
+ * Matching reads the addresses and topics; whoever queries resolves the blocks.
+ */
 export interface LogCriteria {
   /** Lowercase 0x-hex addresses; empty matches any address. */
   readonly addresses: readonly string[];
@@ -22,6 +26,10 @@ export interface LogCriteria {
    * have at least as many topics as there are positions here (geth's rule), wildcards included.
    */
   readonly topics: ReadonlyArray<readonly string[] | null>;
+  readonly fromBlock?: BlockRef;
+  readonly toBlock?: BlockRef;
+  /** One block by hash; excludes `fromBlock` / `toBlock`. */
+  readonly blockHash?: Uint8Array;
 }
 
 /** A log and whether it was removed from the chain (reorg / revert). */

@@ -1,9 +1,10 @@
 /**
- * Shared pieces of the inspection commands: a plain JSON-RPC client (they work against any
- * Ethereum node), terminal styling that is colourful only on a TTY, and small table helpers.
+ * Shared pieces of the inspection commands: the node they look at over plain JSON-RPC (they work
+ * against any Ethereum node), terminal styling that is colourful only on a TTY, and small table helpers.
  */
 import chalk, { Chalk, type ChalkInstance } from 'chalk';
 import type { Command } from 'commander';
+import { ForkUpstreamError, UpstreamClient, UpstreamRpcError } from '../../chain/fork/client.js';
 
 export const DEFAULT_RPC = 'http://127.0.0.1:8545';
 
@@ -17,33 +18,40 @@ export class RpcFailure extends Error {
   }
 }
 
+/**
+ * The node being inspected, through the project's JSON-RPC client (chain/fork/client.ts): one call
+ * per HTTP request, no retries, a minute per answer; failures worded for the terminal.
+ */
 export class RpcClient {
-  private id = 1;
+  private client: UpstreamClient | undefined;
 
   constructor(readonly url: string) {}
 
   async call<T = any>(method: string, params: unknown[] = []): Promise<T> {
-    let res: Response;
+    this.client ??= this.open();
     try {
-      res = await fetch(this.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: this.id++, method, params }),
-        signal: AbortSignal.timeout(60_000),
-      });
+      return await this.client.request<T>(method, params);
     } catch (err) {
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new Error(`cannot reach ${this.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+      throw this.worded(method, err);
     }
-    const text = await res.text();
-    let body: { result?: T; error?: { code: number; message: string } };
+  }
+
+  private open(): UpstreamClient {
     try {
-      body = JSON.parse(text);
+      return new UpstreamClient({ url: this.url, retries: 0, timeoutMs: 60_000, maxBatch: 1 });
     } catch {
-      throw new Error(`${this.url} answered ${method} with HTTP ${res.status} and no JSON-RPC response`);
+      throw new Error(`cannot reach ${this.url}: not an http:// or https:// URL`);
     }
-    if (body.error) throw new RpcFailure(body.error.code, `${method}: ${body.error.message}`);
-    return body.result as T;
+  }
+
+  private worded(method: string, err: unknown): Error {
+    if (err instanceof UpstreamRpcError) return new RpcFailure(err.code ?? -32603, `${method}: ${err.message}`);
+    const f = err instanceof ForkUpstreamError ? err.failure : undefined;
+    if (f === undefined) return new Error(`cannot reach ${this.url}: ${(err as Error).message}`);
+    if (f.kind === 'limited') return new RpcFailure(f.code ?? -32603, `${method}: ${f.reason}`);
+    if (f.kind === 'answer') return new Error(`${this.url} answered ${method} with HTTP ${f.status} and no JSON-RPC response`);
+    if (f.kind === 'status') return new Error(`${this.url} answered ${method} with ${f.reason}`);
+    return new Error(`cannot reach ${this.url}: ${f.errno ?? f.reason}`);
   }
 }
 

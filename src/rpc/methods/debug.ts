@@ -9,11 +9,11 @@ import { bytesToHex } from '@ethereumjs/util';
 import { encodeReceipt, type TxReceipt } from '@ethereumjs/vm';
 import { ChainError } from '../../chain/core/errors.js';
 import type { ChainReads, PoolReads, Tracing } from '../../chain/api.js';
-import { LATEST, type BlockRef, type MinedTx, type StoredBlock } from '../../chain/core/types.js';
+import { LATEST, type BlockOverrides, type BlockRef, type MinedTx, type StoredBlock } from '../../chain/core/types.js';
 import { traceJson } from '../../format/stream.js';
 import { hex } from '../../format/hex.js';
 import { parseTraceConfig, type TraceConfig } from '../../trace/index.js';
-import { traceBlock, traceCall, traceMinedTx, type BlockOverrides, type TraceCallConfig } from '../../trace/positions.js';
+import { traceBlock, traceCall, traceMinedTx, type TraceCallConfig } from '../../trace/positions.js';
 import { address, blockId, blockNumberOrTag, hash32, optional, quantity, struct, type Codec } from '../codecs.js';
 import { invalidParams } from '../errors.js';
 import { stateOverrides, txRequest } from '../params.js';
@@ -53,9 +53,9 @@ function parseBlockOverrides(value: unknown, where: string): BlockOverrides {
     difficulty: o.difficulty,
     time: o.time,
     gasLimit: o.gasLimit,
-    coinbase: o.feeRecipient ?? o.coinbase,
+    feeRecipient: o.feeRecipient ?? o.coinbase,
     prevRandao: o.prevRandao ?? o.random,
-    baseFee: o.baseFeePerGas ?? o.baseFee,
+    baseFeePerGas: o.baseFeePerGas ?? o.baseFee,
   };
 }
 

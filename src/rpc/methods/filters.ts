@@ -13,7 +13,8 @@ import type { JsonParts } from '../../format/stream.js';
 import { logChangesJson, logsJson } from '../../format/logJson.js';
 import { hexId } from '../codecs.js';
 import { serverError } from '../errors.js';
-import { filterQuery, type FilterQuery } from '../logFilter.js';
+import { filterQuery } from '../logFilter.js';
+import type { LogCriteria } from '../../chain/logs/logTypes.js';
 import { method, methodWithContext, type MethodDef } from '../registry.js';
 
 const filterId = hexId('filter');
@@ -35,15 +36,15 @@ export function filterMethods(node: Filters): MethodDef[] {
   };
 
   /** Logs selected by a filter object now. */
-  const getLogs = (q: FilterQuery): RawJson | JsonParts => {
+  const getLogs = (q: LogCriteria): RawJson | JsonParts => {
     const index = node.logs;
     if (q.blockHash !== undefined) {
       const b = node.block({ kind: 'hash', hash: q.blockHash, requireCanonical: false });
       if (!b) throw serverError('unknown block');
-      return logsJson(index.queryBlock(q.criteria, b));
+      return logsJson(index.queryBlock(q, b));
     }
     const [from, to] = index.resolveRange(q.fromBlock, q.toBlock);
-    return logsJson(index.query(q.criteria, from, to));
+    return logsJson(index.query(q, from, to));
   };
 
   return [

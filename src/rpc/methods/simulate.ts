@@ -1,7 +1,7 @@
 /** eth_simulateV1 (execution-apis): params to the node's simulation, blocks and call results to JSON. */
 import type { Calls } from '../../chain/api.js';
 import type { SimBlock, SimBlockSpec } from '../../chain/exec/simulate.js';
-import { LATEST } from '../../chain/core/types.js';
+import { LATEST, type BlockOverrides } from '../../chain/core/types.js';
 import { formatBlock } from '../../format/block.js';
 import { hex, qty } from '../../format/hex.js';
 import { formatLog } from '../../format/log.js';
@@ -12,7 +12,7 @@ import { method, type MethodDef } from '../registry.js';
 
 const withdrawal = struct({ index: uint64, validatorIndex: uint64, address, amount: uint64 }, 'withdrawal');
 
-const blockOverrides = struct(
+const blockOverrides: Codec<BlockOverrides> = struct(
   {
     number: optional(uint64),
     time: optional(uint64),

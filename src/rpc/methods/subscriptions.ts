@@ -38,7 +38,7 @@ export function subscriptionMethods(node: Subscriptions): MethodDef[] {
       if (ctx.transport !== 'ws' || !ctx.send) throw needsWebSocket('eth_subscribe');
       switch (k) {
         case 'logs':
-          return hub.subscribe(ctx, k, { matcher: new LogMatcher(subscriptionFilter.parse(arg, '1').criteria) });
+          return hub.subscribe(ctx, k, { matcher: new LogMatcher(subscriptionFilter.parse(arg, '1')) });
         case 'newPendingTransactions': {
           if (arg !== undefined && typeof arg !== 'boolean') {
             throw invalidParams(`invalid argument 1: expected a boolean (true for full transactions), got ${JSON.stringify(arg)}`);
