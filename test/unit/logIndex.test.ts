@@ -163,4 +163,25 @@ describe('log index: dropped blocks', () => {
     assert.deepEqual((await c.rpc<Log[]>('eth_getLogs', { address: e, fromBlock: '0x0' })).map((l) => l.data), [word(2)]);
     assert.deepEqual((await c.rpc<Log[]>('eth_getFilterLogs', filter)).map((l) => l.data), [word(2)]);
   });
+
+  test('a logs subscription on the provider hears the dropped logs with removed: true', async () => {
+    const heard: Log[] = [];
+    const onMessage = (m: { data: { subscription: string; result: Log } }) => {
+      if (m.data.subscription === sub) heard.push(m.data.result);
+    };
+    c.node.provider.on('message', onMessage);
+    const sub: string = await c.rpc('eth_subscribe', 'logs', { address: e, topics: [PONG] });
+    try {
+      const snap = await c.rpc('evm_snapshot');
+      await call(c, ADDRS[0], e, 'pong', [5n]);
+      await call(c, ADDRS[0], e, 'ping', [1n, TAG_X, 'not a pong']);
+      await c.rpc('evm_revert', snap);
+      for (let i = 0; i < 100 && heard.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual(heard.map((l) => [l.data, l.removed]), [[word(5), false], [word(5), true]]);
+      assert.equal(heard[1]!.blockHash, heard[0]!.blockHash);
+    } finally {
+      c.node.provider.removeListener('message', onMessage);
+      assert.equal(await c.rpc('eth_unsubscribe', sub), true);
+    }
+  });
 });

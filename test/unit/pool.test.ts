@@ -57,6 +57,19 @@ describe('pool', () => {
     assert.equal(receipt.transactionIndex, '0x3');
   });
 
+  test('equal tips go in arrival order; a legacy gas price competes by what it leaves over the base fee', async () => {
+    await fresh();
+    const same = [];
+    for (const who of [2, 0, 1]) same.push(await send(transfer(who, 0, GWEI)));
+    await c.rpc('evm_mine');
+    assert.deepEqual(await blockHashes(), same);
+    // Base fee now 7/8 gwei: a 4 gwei legacy price leaves 3.125 gwei, more than a 3 gwei tip.
+    const tip3 = await send(transfer(2, 1, 3n * GWEI));
+    const legacy = await send({ from: ADDRS[1], to: TO, value: '0x1', gas: '0x5208', nonce: '0x1', gasPrice: hex(4n * GWEI) });
+    await c.rpc('evm_mine');
+    assert.deepEqual(await blockHashes(), [legacy, tip3]);
+  });
+
   test('--order fifo: arrival order', async () => {
     const f = await chain({ mining: false, order: 'fifo' });
     try {
@@ -121,6 +134,28 @@ describe('pool', () => {
     await c.rpc('evm_mine');
     assert.deepEqual(await blockHashes(), [bumped]);
     assert.equal(await c.rpc('eth_getBalance', TO, 'latest'), '0x7');
+  });
+
+  test('a queued transaction is replaced by the same rule', async () => {
+    await fresh();
+    const old = await send(transfer(0, 3, 2n * GWEI, { maxFeePerGas: hex(10n * GWEI) }));
+    await c.fails('eth_sendTransaction', [transfer(0, 3, 2n * GWEI, { maxFeePerGas: hex(10n * GWEI), value: '0x2' })], -32000, 'replacement transaction underpriced');
+    const bumped = await send(transfer(0, 3, 3n * GWEI, { maxFeePerGas: hex(11n * GWEI) }));
+    assert.deepEqual(await status(), { pending: '0x0', queued: '0x1' });
+    assert.equal(await c.rpc('eth_getTransactionByHash', old), null);
+    assert.equal((await c.rpc('txpool_content')).queued[getAddress(ADDRS[0])]['3'].hash, bumped);
+  });
+
+  test('anvil_rollback: the dropped blocks\' transactions do not come back to the pool (as in anvil)', async () => {
+    await fresh();
+    const h = await send(transfer(0, 0, GWEI));
+    await c.rpc('evm_mine');
+    assert.equal((await c.rpc('eth_getTransactionReceipt', h)).blockNumber, '0x1');
+    await c.rpc('anvil_rollback', 1);
+    assert.equal(await c.rpc('eth_blockNumber'), '0x0');
+    assert.deepEqual(await status(), { pending: '0x0', queued: '0x0' });
+    assert.equal(await c.rpc('eth_getTransactionByHash', h), null);
+    assert.equal(await c.rpc('eth_getTransactionCount', ADDRS[0], 'pending'), '0x0');
   });
 
   test('anvil_dropTransaction removes one transaction; anvil_dropAllTransactions the rest', async () => {
