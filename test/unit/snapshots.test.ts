@@ -19,6 +19,7 @@ const ZERO_WORD = `0x${'00'.repeat(32)}`;
 const DEFAULT_GAS_PRICE = hex(7n * GWEI);
 
 const wallNow = () => BigInt(Math.floor(Date.now() / 1000));
+const DAY_S = 86_400n;
 
 async function withChain(fn: (c: Chain) => Promise<void>, options = {}): Promise<void> {
   const c = await chain(options);
@@ -47,6 +48,12 @@ describe('snapshot and revert, kind by kind', () => {
       assert.equal(await c.rpc('evm_increaseTime', 0), 0, 'the offset is back to 0');
       assert.ok((await mineTs(c)) - wallNow() < day, 'blocks follow the wall clock again');
 
+      const s4 = await c.rpc('evm_snapshot');
+      await c.rpc('evm_setTime', Number(wallNow() + 30n * DAY_S));
+      assert.ok((await c.rpc<number>('evm_increaseTime', 0)) >= 30 * 86_400 - 60, 'evm_setTime moved the offset');
+      assert.equal(await c.rpc('evm_revert', s4), true);
+      assert.equal(await c.rpc('evm_increaseTime', 0), 0, 'and the revert put it back');
+
       // The one-shot next timestamp: recorded while set, gone when set after the snapshot.
       const t = wallNow() + 50n * day;
       await c.rpc('evm_setNextBlockTimestamp', hex(t));
@@ -69,6 +76,14 @@ describe('snapshot and revert, kind by kind', () => {
       const b = await mineTs(c);
       const d = (await mineTs(c)) - b;
       assert.ok(d >= 1n && d < 100n, `${d}: no interval after the revert`);
+      // hardhat's name takes milliseconds.
+      const s5 = await c.rpc('evm_snapshot');
+      await c.rpc('hardhat_setBlockTimestampInterval', 5000);
+      const e = await mineTs(c);
+      assert.equal((await mineTs(c)) - e, 5n);
+      assert.equal(await c.rpc('evm_revert', s5), true);
+      const f = await mineTs(c);
+      assert.notEqual((await mineTs(c)) - f, 5n);
     }));
 
   test('next-block settings: base fee, coinbase, prevrandao and gas limit come back', () =>
@@ -242,6 +257,27 @@ describe('snapshot and revert, kind by kind', () => {
       assert.deepEqual([await c.rpc('anvil_getAutomine'), await c.rpc('anvil_getIntervalMining')], [true, null]);
       const mined = await c.rpc('eth_sendTransaction', { from: ADDRS[0], to: Y, value: '0x1' });
       assert.equal((await c.rpc('eth_getTransactionReceipt', mined)).blockNumber, '0x1', 'automine on again');
+    }));
+
+  test('interval mining: a revert starts and stops its timer as the snapshot had it', () =>
+    withChain(async (c) => {
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      const height = () => c.num('eth_blockNumber');
+      const s0 = await c.rpc('evm_snapshot');
+      await c.rpc('evm_setIntervalMining', 100);
+      const s1 = await c.rpc('evm_snapshot');
+      await c.rpc('evm_setIntervalMining', 0);
+      const stopped = await height();
+      await sleep(300);
+      assert.equal(await height(), stopped, 'interval mining off: no block');
+      assert.equal(await c.rpc('evm_revert', s1), true);
+      const from = await height();
+      for (let i = 0; i < 500 && (await height()) < from + 2n; i++) await sleep(10);
+      assert.ok((await height()) >= from + 2n, 'the revert restarted the 100 ms timer');
+      assert.equal(await c.rpc('evm_revert', s0), true);
+      const at = await height();
+      await sleep(300);
+      assert.equal(await height(), at, 'the revert stopped it again');
     }));
 
   test('a snapshot holds the automine setting of when it was asked for, not of a evm_setAutomine sent after its answer', () =>
