@@ -84,6 +84,7 @@ describe('log index: eth_getLogs', () => {
     assert.deepEqual(shape(await logs({ address: e2 })), ['4:ping', '6:other']);
     assert.deepEqual(shape(await logs({ address: [e2, e1] })), ['3:ping', '4:ping', '5:pong', '6:other', '7:pong', '7:pong', '7:pong']);
     assert.deepEqual(await logs({ address: '0x00000000000000000000000000000000000000e0' }), []);
+    assert.equal((await logs({ address: [] })).length, 7, 'an empty list selects every address, as geth');
   });
 
   test('by topics: positions, OR lists, null and [] wildcards', async () => {
@@ -97,6 +98,7 @@ describe('log index: eth_getLogs', () => {
     assert.deepEqual(shape(await logs({ topics: [word(5)] })), ['6:other'], 'an anonymous event: its indexed value is topic 0');
     assert.deepEqual(await logs({ topics: [PONG, word(0)] }), [], 'Pong has no indexed value');
     assert.deepEqual(shape(await logs({ address: e2, topics: [PING] })), ['4:ping'], 'address and topics together');
+    await c.fails('eth_getLogs', [{ topics: [null, null, null, null, null] }], -32602, 'invalid argument 0.topics: exceed max topics (at most 4 positions, got 5)');
     const many = await logs({ address: e1, topics: [PONG], fromBlock: '0x7' });
     assert.deepEqual(many.map((l) => [l.logIndex, l.data]), [0, 1, 2].map((i) => [hex(i), word(i)]));
   });
@@ -117,6 +119,7 @@ describe('log index: eth_getLogs', () => {
     assert.deepEqual(await c.rpc('eth_getLogs', { blockHash: block.hash, address: e2 }), []);
     const b4 = await c.rpc('eth_getBlockByNumber', '0x4', false);
     assert.deepEqual(shape(await c.rpc('eth_getLogs', { blockHash: b4.hash, topics: [PING] })), ['4:ping']);
+    await c.fails('eth_getLogs', [{ blockHash: `0x${'12'.repeat(32)}` }], -32000, 'unknown block');
     await c.fails('eth_getLogs', [{ blockHash: block.hash, fromBlock: '0x1' }], -32602, 'invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other');
   });
 });
@@ -162,6 +165,14 @@ describe('log index: dropped blocks', () => {
     assert.notEqual(again!.blockHash, first!.blockHash);
     assert.deepEqual((await c.rpc<Log[]>('eth_getLogs', { address: e, fromBlock: '0x0' })).map((l) => l.data), [word(2)]);
     assert.deepEqual((await c.rpc<Log[]>('eth_getFilterLogs', filter)).map((l) => l.data), [word(2)]);
+  });
+
+  test('a filter reports only blocks inside its range', async () => {
+    const head = await c.num('eth_blockNumber');
+    const bounded = await c.rpc<string>('eth_newFilter', { address: e, fromBlock: hex(head + 2n), toBlock: hex(head + 2n) });
+    for (const v of [100n, 101n, 102n]) await call(c, ADDRS[0], e, 'pong', [v]);
+    assert.deepEqual((await changes(bounded)).map((l) => [l.blockNumber, l.data]), [[hex(head + 2n), word(101)]]);
+    assert.deepEqual((await c.rpc<Log[]>('eth_getFilterLogs', bounded)).map((l) => l.data), [word(101)]);
   });
 
   test('a logs subscription on the provider hears the dropped logs with removed: true', async () => {
