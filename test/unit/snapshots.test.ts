@@ -155,6 +155,16 @@ describe('snapshot and revert, kind by kind', () => {
         assert.equal(await c.rpc('eth_getTransactionReceipt', d), null);
         assert.equal(await c.rpc('evm_revert', s1), true);
         assert.deepEqual(await c.rpc('txpool_content'), { pending: {}, queued: {} });
+        // Queued transactions too: a gap filled and mined after the snapshot is open again after it.
+        const nonce = Number(await c.num('eth_getTransactionCount', ADDRS[0], 'latest'));
+        await c.rpc('eth_sendTransaction', { ...tx(0, 1), nonce: hex(nonce + 1) });
+        const s3 = await c.rpc('evm_snapshot');
+        await c.rpc('eth_sendTransaction', { ...tx(0, 1), nonce: hex(nonce) });
+        await c.rpc('evm_mine');
+        assert.deepEqual(await c.rpc('txpool_status'), { pending: '0x0', queued: '0x0' });
+        assert.equal(await c.rpc('evm_revert', s3), true);
+        assert.deepEqual(await c.rpc('txpool_status'), { pending: '0x0', queued: '0x1' });
+        assert.deepEqual(Object.keys((await c.rpc('txpool_content')).queued[ADDRS[0]]), [String(nonce + 1)]);
       },
       { mining: false },
     ));
