@@ -98,6 +98,13 @@ describe('method table', () => {
     assert.equal(await c.rpc('eth_chainId'), hex(31337));
   });
 
+  test('-32602 names the argument for typed data and tracer options too', async () => {
+    // The README: "a wrong type or format answers -32602 naming the argument".
+    await c.fails('eth_signTypedData_v4', [A, '{not json'], -32602, /^invalid argument 1\b/);
+    await c.fails('eth_signTypedData_v4', [A, { types: 5 }], -32602, /^invalid argument 1\b/);
+    await c.fails('debug_traceCall', [{ to: A }, 'latest', { tracer: 'nope' }], -32602, /^invalid argument 2\b/);
+  });
+
   test('rpc_modules lists every namespace, and each answers a method of its own', async () => {
     const modules = await c.rpc('rpc_modules');
     assert.deepEqual(modules, Object.fromEntries(['web3', 'net', 'eth', 'personal', 'txpool', 'debug', 'trace', 'ots', 'erigon', 'evm', 'anvil', 'hardhat', 'rpc'].map((m) => [m, '1.0'])));
