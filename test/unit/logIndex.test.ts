@@ -167,6 +167,21 @@ describe('log index: dropped blocks', () => {
     assert.deepEqual((await c.rpc<Log[]>('eth_getFilterLogs', filter)).map((l) => l.data), [word(2)]);
   });
 
+  test('logs on both sides of a run of mass-mined blocks; their block hashes are the blocks\' own', async () => {
+    const f = await c.rpc<string>('eth_newFilter', { address: e });
+    await call(c, ADDRS[0], e, 'pong', [71n]);
+    const first = await c.num('eth_blockNumber');
+    await c.rpc('anvil_mine', '0x2710');
+    await call(c, ADDRS[0], e, 'pong', [72n]);
+    const found = await c.rpc<Log[]>('eth_getLogs', { address: e, fromBlock: hex(first), toBlock: 'latest' });
+    assert.deepEqual(found.map((l) => [l.blockNumber, l.data]), [[hex(first), word(71)], [hex(first + 10_001n), word(72)]]);
+    for (const l of found) assert.equal(l.blockHash, (await c.rpc('eth_getBlockByNumber', l.blockNumber, false)).hash);
+    assert.deepEqual(await c.rpc('eth_getLogs', { address: e, fromBlock: hex(first + 1n), toBlock: hex(first + 10_000n) }), []);
+    assert.equal((await changes(f)).length, 2);
+    await c.rpc('anvil_rollback', 2);
+    assert.deepEqual((await changes(f)).map((l) => [l.blockNumber, l.removed]), [[hex(first + 10_001n), true]]);
+  });
+
   test('a filter reports only blocks inside its range', async () => {
     const head = await c.num('eth_blockNumber');
     const bounded = await c.rpc<string>('eth_newFilter', { address: e, fromBlock: hex(head + 2n), toBlock: hex(head + 2n) });
