@@ -5,6 +5,7 @@
  * array body), so that part asks the same in-process node over HTTP on a free port.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { ADDRS, chain, hex, type Chain } from './support.js';
 
@@ -22,6 +23,28 @@ describe('method table', () => {
     for (const name of ['eth_foo', 'foo', 'anvil_bogus', 'hardhat_nope', 'debug_x', 'evm_setautomine', 'eth_getbalance', 'txpool_', 'eth_getBalance ']) {
       await c.fails(name, [], -32601, `the method ${name} does not exist/is not available`);
     }
+  });
+
+  test('every method the README documents is in the table, under each of its names', async () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const methods = readme.slice(readme.indexOf('\n## Methods\n'), readme.indexOf('\n## Forking\n'));
+    // Backquoted names; `debug_getRaw*` and the like stand for several.
+    const names = [...new Set([...methods.matchAll(/`((?:web3|net|eth|debug|trace|ots|erigon|txpool|personal|evm|anvil|hardhat|rpc)_[A-Za-z0-9_]+)(?![A-Za-z0-9_*])/g)].map((m) => m[1]!))];
+    assert.ok(names.length > 140, `${names.length} names found`);
+    const missing: string[] = [];
+    // A node of its own: called without params, some of these mine, reset or drop.
+    const own = await chain();
+    try {
+      for (const name of names) {
+        // A result or -32602, never "does not exist".
+        await own.node.provider.request({ method: name, params: [] }).catch((err: { code: number }) => {
+          if (err.code === -32601) missing.push(name);
+        });
+      }
+    } finally {
+      await own.close();
+    }
+    assert.deepEqual(missing, []);
   });
 
   test('aliases answer as the method they stand for', async () => {
