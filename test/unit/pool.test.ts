@@ -217,4 +217,23 @@ describe('pool', () => {
       await c.rpc('evm_setAutomine', false);
     }
   });
+
+  test('interval mining takes what waits in the pool', async () => {
+    await fresh();
+    const h = await send(transfer(0, 0, GWEI));
+    const q = await send(transfer(1, 1, GWEI));
+    await c.rpc('evm_setIntervalMining', 100);
+    try {
+      let receipt = null;
+      for (let i = 0; i < 500 && receipt === null; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+        receipt = await c.rpc('eth_getTransactionReceipt', h);
+      }
+      assert.ok(receipt, 'mined by the timer');
+    } finally {
+      await c.rpc('evm_setIntervalMining', 0);
+    }
+    assert.deepEqual(await status(), { pending: '0x0', queued: '0x1' }, 'the one behind a gap still waits');
+    assert.equal(await c.rpc('eth_getTransactionReceipt', q), null);
+  });
 });
