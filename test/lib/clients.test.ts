@@ -2,7 +2,7 @@
  * createNode through the clients users have: viem's custom transport (public, wallet and anvil
  * test clients) and ethers' BrowserProvider, on the provider alone (no HTTP); the provider's
  * events; several nodes in one process, each its own chain; options checked as the flags are.
- * (web3.js is not a dependency of this repository, so it is not exercised here.)
+ * (web3.js: test/lib/web3.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
