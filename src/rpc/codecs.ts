@@ -4,6 +4,7 @@
  */
 import { Address } from '@ethereumjs/util';
 import type { BlockRef, BlockTag } from '../chain/core/types.js';
+import { ChainError } from '../chain/core/errors.js';
 import { invalidParams } from './errors.js';
 
 export type { BlockRef, BlockTag };
@@ -145,6 +146,19 @@ export const string: Codec<string> = {
 
 /** Any JSON value, passed through (for methods that validate deeper themselves). */
 export const json: Codec<unknown> = { type: 'JSON', parse: (value) => value };
+
+/**
+ * Run a parser that lives below the rpc layer (typed data, trace configs) as a param's parser: the
+ * -32602 it raises names the argument, as every codec's does.
+ */
+export function namingArgument<T>(where: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof ChainError && err.code === -32602) return fail(where, err.message);
+    throw err;
+  }
+}
 
 const TAGS = new Set<string>(['latest', 'earliest', 'pending', 'safe', 'finalized']);
 

@@ -14,7 +14,7 @@ import { traceJson } from '../../format/stream.js';
 import { hex } from '../../format/hex.js';
 import { parseTraceConfig, type TraceConfig } from '../../trace/index.js';
 import { traceBlock, traceCall, traceMinedTx, type TraceCallConfig } from '../../trace/positions.js';
-import { address, blockId, blockNumberOrTag, hash32, optional, quantity, struct, type Codec } from '../codecs.js';
+import { address, blockId, blockNumberOrTag, hash32, namingArgument, optional, quantity, struct, type Codec } from '../codecs.js';
 import { invalidParams } from '../errors.js';
 import { stateOverrides, txRequest } from '../params.js';
 import { method, type MethodDef } from '../registry.js';
@@ -25,7 +25,7 @@ import { method, type MethodDef } from '../registry.js';
 const traceConfig: Codec<TraceConfig> = {
   type: 'trace config',
   optional: true,
-  parse: (value) => parseTraceConfig(value),
+  parse: (value, where) => namingArgument(where, () => parseTraceConfig(value)),
 };
 
 const blockOverridesShape = struct(
@@ -63,7 +63,7 @@ const traceCallConfig: Codec<TraceCallConfig> = {
   type: 'trace call config',
   optional: true,
   parse(value, where) {
-    const config = parseTraceConfig(value);
+    const config = namingArgument(where, () => parseTraceConfig(value));
     if (value === undefined || value === null) return { config };
     const raw = value as Record<string, unknown>;
     const field = (name: string) => raw[Object.keys(raw).find((k) => k.toLowerCase() === name.toLowerCase()) ?? name];

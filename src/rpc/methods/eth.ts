@@ -4,18 +4,21 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Calls, ChainReads, Fees, PoolReads, Submit } from '../../chain/api.js';
 import { sendRawTransactionSync, sendTransactionSync } from '../../chain/pool/sendSync.js';
 import { signMessage, signTypedData } from '../../chain/wallet/signing.js';
-import { parseTypedData } from '../../chain/wallet/typedData.js';
+import { parseTypedData, type TypedData } from '../../chain/wallet/typedData.js';
 import { LATEST, PENDING as PENDING_BLOCK, type BlockRef, type StoredBlock } from '../../chain/core/types.js';
 import { formatBlock } from '../../format/block.js';
 import { addr, hex, qty } from '../../format/hex.js';
 import { formatReceipt } from '../../format/receipt.js';
 import { formatMinedTx, formatTx, PENDING } from '../../format/tx.js';
-import { address, blockId, blockNumberOrTag, bool, count, data, hash32, json, optional, uint, type Codec } from '../codecs.js';
+import { address, blockId, blockNumberOrTag, bool, count, data, hash32, namingArgument, optional, uint, type Codec } from '../codecs.js';
 import { invalidParams } from '../errors.js';
 import { stateOverrides, txRequest } from '../params.js';
 import { method, type MethodDef } from '../registry.js';
 
 const latest = optional(blockId, LATEST);
+
+/** EIP-712 typed data, as a JSON object or a string holding one. */
+const typedData: Codec<TypedData> = { type: 'typed data', parse: (value, where) => namingArgument(where, () => parseTypedData(value)) };
 const ZERO_ADDRESS = createZeroAddress();
 
 /** A storage key as geth takes it: hex of at most 32 bytes, leading zeros allowed ("0x0", "0x02", or a full 32-byte slot). */
@@ -240,8 +243,8 @@ export function ethMethods(node: ChainReads & Fees & PoolReads & Calls & Submit)
     /** EIP-712 signature of a typed-data document (object or JSON string). */
     method(
       'eth_signTypedData_v4',
-      [address, json],
-      (a, doc) => hex(signTypedData(parseTypedData(doc), node.intake.keyOf(a).privateKey)),
+      [address, typedData],
+      (a, doc) => hex(signTypedData(doc, node.intake.keyOf(a).privateKey)),
       { aliases: ['eth_signTypedData'] },
     ),
 
