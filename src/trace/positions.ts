@@ -15,7 +15,7 @@ import { feesOf, runChecked } from '../chain/exec/rejections.js';
 import { BlockReplay } from '../chain/exec/replay.js';
 import { withFakeSender } from '../chain/exec/request.js';
 import type { DevNode } from '../chain/node.js';
-import { effectiveGasPrice } from '../chain/exec/receipt.js';
+import { effectiveGasPrice } from '../chain/fees/rules.js';
 import type { BlockRef, MinedTx, StateOverrides, StoredBlock, TxRequest } from '../chain/core/types.js';
 import type { TraceConfig } from './config.js';
 import { traceRun, type TraceOutcome, type TraceRun } from './index.js';

@@ -3,12 +3,22 @@
  * without a transaction and without a block. They run under the node's lock, so they apply in the
  * order requested and a snapshot taken before them does not see them.
  */
+import type { EventEmitter } from 'node:events';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, type Address } from '@ethereumjs/util';
 import { ChainError } from '../core/errors.js';
-import type { PendingTx } from '../mining/block.js';
-import type { DevNode } from '../node.js';
+import type { NodeEvents } from '../pool/events.js';
+import type { PendingTx, TxPool } from '../pool/txpool.js';
 
-async function editAccount(node: DevNode, address: Address, edit: (a: Account) => void): Promise<void> {
+/** What the cheats edit: the live state and the pool, in request order. */
+export interface CheatHost {
+  readonly pool: TxPool;
+  readonly events: EventEmitter<NodeEvents>;
+  withLiveState<T>(fn: (sm: MerkleStateManager) => Promise<T>): Promise<T>;
+  inOrder<T>(fn: () => T | Promise<T>): Promise<T>;
+}
+
+async function editAccount(node: CheatHost, address: Address, edit: (a: Account) => void): Promise<void> {
   await node.withLiveState(async (sm) => {
     const account = (await sm.getAccount(address)) ?? new Account();
     edit(account);
@@ -16,19 +26,19 @@ async function editAccount(node: DevNode, address: Address, edit: (a: Account) =
   });
 }
 
-export function setBalance(node: DevNode, address: Address, wei: bigint): Promise<void> {
+export function setBalance(node: CheatHost, address: Address, wei: bigint): Promise<void> {
   return editAccount(node, address, (a) => {
     a.balance = wei;
   });
 }
 
-export function addBalance(node: DevNode, address: Address, wei: bigint): Promise<void> {
+export function addBalance(node: CheatHost, address: Address, wei: bigint): Promise<void> {
   return editAccount(node, address, (a) => {
     a.balance += wei;
   });
 }
 
-export function setNonce(node: DevNode, address: Address, nonce: bigint): Promise<void> {
+export function setNonce(node: CheatHost, address: Address, nonce: bigint): Promise<void> {
   if (nonce >= 1n << 64n) throw new ChainError('nonce must fit in 64 bits', undefined, -32602);
   return editAccount(node, address, (a) => {
     a.nonce = nonce;
@@ -36,7 +46,7 @@ export function setNonce(node: DevNode, address: Address, nonce: bigint): Promis
 }
 
 /** Replace the account's code (empty code removes it). */
-export async function setCode(node: DevNode, address: Address, code: Uint8Array): Promise<void> {
+export async function setCode(node: CheatHost, address: Address, code: Uint8Array): Promise<void> {
   await node.withLiveState(async (sm) => {
     if ((await sm.getAccount(address)) === undefined) await sm.putAccount(address, new Account());
     await sm.putCode(address, code);
@@ -44,7 +54,7 @@ export async function setCode(node: DevNode, address: Address, code: Uint8Array)
 }
 
 /** Write one storage slot (`value` of at most 32 bytes, left-padded; zero clears the slot). */
-export async function setStorageAt(node: DevNode, address: Address, slot: Uint8Array, value: Uint8Array): Promise<void> {
+export async function setStorageAt(node: CheatHost, address: Address, slot: Uint8Array, value: Uint8Array): Promise<void> {
   await node.withLiveState(async (sm) => {
     if ((await sm.getAccount(address)) === undefined) await sm.putAccount(address, new Account());
     await sm.putStorage(address, slot, value);
@@ -52,7 +62,7 @@ export async function setStorageAt(node: DevNode, address: Address, slot: Uint8A
 }
 
 /** Remove a transaction from the pool; returns it, or undefined when the pool does not hold it. */
-export async function dropTransaction(node: DevNode, hashHex: string): Promise<PendingTx | undefined> {
+export async function dropTransaction(node: CheatHost, hashHex: string): Promise<PendingTx | undefined> {
   return node.inOrder(() => {
     const p = node.pool.remove(hashHex);
     if (p) node.events.emit('dropped', p, 'dropped by anvil_dropTransaction');
@@ -61,7 +71,7 @@ export async function dropTransaction(node: DevNode, hashHex: string): Promise<P
 }
 
 /** Empty the pool; returns how many transactions were dropped. */
-export async function dropAllTransactions(node: DevNode): Promise<number> {
+export async function dropAllTransactions(node: CheatHost): Promise<number> {
   return node.inOrder(() => {
     const all = node.pool.clear();
     for (const p of all) node.events.emit('dropped', p, 'dropped by anvil_dropAllTransactions');

@@ -10,9 +10,16 @@
  */
 import { bigIntToBytes, bytesToBigInt, createZeroAddress, hexToBytes, setLengthLeft, type Address } from '@ethereumjs/util';
 import { ChainError } from '../core/errors.js';
-import type { DevNode } from '../node.js';
-import { LATEST, type AccountOverride } from '../core/types.js';
-import { setStorageAt } from './cheats.js';
+import { LATEST, type AccountOverride, type BlockRef, type StateOverrides, type TxRequest } from '../core/types.js';
+import type { AccessListResult } from '../exec/call.js';
+import { setStorageAt, type CheatHost } from './cheats.js';
+
+/** What dealing tokens needs: calls to find the balance slot, and the cheats to write it. */
+export interface Erc20Host extends CheatHost {
+  call(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<Uint8Array>;
+  createAccessList(req: TxRequest, ref: BlockRef): Promise<AccessListResult>;
+  getCode(address: Address, ref: BlockRef): Promise<Uint8Array>;
+}
 
 const BALANCE_OF = hexToBytes('0x70a08231'); // balanceOf(address)
 const ALLOWANCE = hexToBytes('0xdd62ed3e'); // allowance(address,address)
@@ -23,21 +30,21 @@ const addressWord = (a: Address): Uint8Array => setLengthLeft(a.bytes, 32);
 const calldata = (selector: Uint8Array, args: Address[]): Uint8Array => Buffer.concat([selector, ...args.map(addressWord)]);
 
 /** anvil_dealERC20(account, token, amount): `token.balanceOf(account)` becomes `amount`. */
-export async function dealErc20(node: DevNode, account: Address, token: Address, amount: bigint): Promise<void> {
+export async function dealErc20(node: Erc20Host, account: Address, token: Address, amount: bigint): Promise<void> {
   const input = calldata(BALANCE_OF, [account]);
   const slot = await findSlot(node, token, input, amount, 'balance', `balanceOf(${account.toString()})`);
   await setStorageAt(node, token, slot, word(amount));
 }
 
 /** anvil_setERC20Allowance(owner, spender, token, amount): `token.allowance(owner, spender)` becomes `amount`. */
-export async function setErc20Allowance(node: DevNode, owner: Address, spender: Address, token: Address, amount: bigint): Promise<void> {
+export async function setErc20Allowance(node: Erc20Host, owner: Address, spender: Address, token: Address, amount: bigint): Promise<void> {
   const input = calldata(ALLOWANCE, [owner, spender]);
   const slot = await findSlot(node, token, input, amount, 'allowance', `allowance(${owner.toString()}, ${spender.toString()})`);
   await setStorageAt(node, token, slot, word(amount));
 }
 
 /** The answer of `data` on `token` as a uint256 (undefined when it reverts or is not one word). */
-async function read(node: DevNode, token: Address, data: Uint8Array, overrides?: Array<[Address, AccountOverride]>): Promise<bigint | undefined> {
+async function read(node: Erc20Host, token: Address, data: Uint8Array, overrides?: Array<[Address, AccountOverride]>): Promise<bigint | undefined> {
   try {
     const out = await node.call({ from: createZeroAddress(), to: token, data }, LATEST, overrides);
     return out.length === 32 ? bytesToBigInt(out) : undefined;
@@ -47,7 +54,7 @@ async function read(node: DevNode, token: Address, data: Uint8Array, overrides?:
   }
 }
 
-async function findSlot(node: DevNode, token: Address, data: Uint8Array, amount: bigint, what: string, call: string): Promise<Uint8Array> {
+async function findSlot(node: Erc20Host, token: Address, data: Uint8Array, amount: bigint, what: string, call: string): Promise<Uint8Array> {
   if (amount > MAX_UINT256) throw new ChainError(`invalid amount: more than 256 bits`, undefined, -32602);
   const fail = (why: string) => new ChainError(`Unable to set ERC20 ${what}, no slot found: ${call} on ${token.toString()} ${why}`);
   const code = await node.getCode(token, LATEST);

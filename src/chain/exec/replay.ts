@@ -8,9 +8,14 @@ import type { Block } from '@ethereumjs/block';
 import { buildBlock, type BlockBuilder, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { asSender } from './call.js';
 import { ChainError } from '../core/errors.js';
-import type { DevNode } from '../node.js';
 import { engineRejection } from './rejections.js';
 import type { MinedTx, StoredBlock } from '../core/types.js';
+
+/** What a replay opens: the blocks, and a private VM at a state of one of them. */
+export interface ReplayHost {
+  readonly store: { byNumber(n: bigint): StoredBlock | undefined };
+  vmAt(stateRoot: Uint8Array, at: StoredBlock): Promise<VM>;
+}
 
 /** A block being re-executed: `vm` holds the state before the next transaction to run. */
 export class BlockReplay {
@@ -23,7 +28,7 @@ export class BlockReplay {
   ) {}
 
   /** Open a replay of `stored` positioned before its first transaction. */
-  static async open(node: DevNode, stored: StoredBlock): Promise<BlockReplay> {
+  static async open(node: ReplayHost, stored: StoredBlock): Promise<BlockReplay> {
     if (stored.number === 0n) throw new ChainError('genesis is not traceable');
     const parent = node.store.byNumber(stored.number - 1n);
     if (!parent) throw new ChainError(`parent of block #${stored.number} not found`);
@@ -52,7 +57,7 @@ export class BlockReplay {
   }
 
   /** Open a replay of the block holding `tx`, positioned right before it. */
-  static async before(node: DevNode, tx: MinedTx): Promise<BlockReplay> {
+  static async before(node: ReplayHost, tx: MinedTx): Promise<BlockReplay> {
     const replay = await BlockReplay.open(node, tx.block);
     await replay.advanceTo(tx.index);
     return replay;

@@ -1,21 +1,14 @@
 /** Builds one block from a list of ready transactions on the live VM. */
 import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, MAX_RLP_BLOCK_SIZE, bytesToHex } from '@ethereumjs/util';
+import { MAX_RLP_BLOCK_SIZE, bytesToHex, type Address } from '@ethereumjs/util';
 import { buildBlock, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { ChainError } from '../core/errors.js';
 import { asSender } from '../exec/call.js';
 import { TxRejected, engineRejection, runChecked, type RunChecks } from '../exec/rejections.js';
 import type { MinedTx, StoredBlock } from '../core/types.js';
 import { receiptOf } from '../exec/receipt.js';
-
-/** A transaction whose sender is known (recovered once, or impersonated). */
-export interface PendingTx {
-  tx: TypedTransaction;
-  from: Address;
-  hash: Uint8Array;
-  hashHex: string;
-}
+import type { PendingTx } from '../pool/txpool.js';
 
 export interface BlockEnv {
   timestamp: bigint;

@@ -8,10 +8,12 @@
  * leaves the pool unmined (dropped, replaced, reset) ends the wait at once with -32000 naming why,
  * where anvil would wait out the timeout.
  */
+import type { EventEmitter } from 'node:events';
 import { bytesToHex } from '@ethereumjs/util';
 import { ChainError } from '../core/errors.js';
-import type { NodeParts } from '../parts.js';
+import type { BlockStore } from '../head/store.js';
 import type { MinedTx, TxRequest } from '../core/types.js';
+import type { NodeEvents } from './events.js';
 import type { Intake } from './intake.js';
 
 /** anvil's default and ceiling of the wait. */
@@ -24,7 +26,11 @@ export function syncTimeout(ms: number | undefined): number {
   return ms === undefined || ms === 0 ? SYNC_TIMEOUT_MS : Math.min(ms, SYNC_TIMEOUT_MS);
 }
 
-type SyncParts = Pick<NodeParts, 'store' | 'events'> & { intake: Intake };
+interface SyncParts {
+  readonly store: BlockStore;
+  readonly events: EventEmitter<NodeEvents>;
+  readonly intake: Intake;
+}
 
 export async function sendRawTransactionSync(n: SyncParts, raw: Uint8Array, timeoutMs?: number): Promise<MinedTx> {
   return included(n, await n.intake.sendRawTransaction(raw), syncTimeout(timeoutMs));
