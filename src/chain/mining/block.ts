@@ -8,6 +8,7 @@ import { asSender } from '../exec/call.js';
 import { TxRejected, engineRejection, runChecked, type RunChecks } from '../exec/rejections.js';
 import type { MinedTx, StoredBlock } from '../core/types.js';
 import { receiptOf } from '../exec/receipt.js';
+import { baseFeeAfter } from '../fees/rules.js';
 import type { PendingTx } from '../pool/txpool.js';
 
 export interface BlockEnv {
@@ -47,7 +48,7 @@ export async function mineBlock(vm: VM, parent: Block, txs: readonly PendingTx[]
   const included: Array<{ ptx: PendingTx; result: RunTxResult }> = [];
   const skipped: MineOutcome['skipped'] = [];
   const checks: RunChecks = {
-    baseFee: env.baseFeePerGas ?? (vm.common.isActivatedEIP(1559) ? parent.header.calcNextBaseFee() : undefined),
+    baseFee: baseFeeAfter(parent.header, vm.common.isActivatedEIP(1559), env.baseFeePerGas),
     blobGasPrice: () => parent.header.calcNextBlobGasPrice(vm.common),
   };
   // EIP-7934 (Osaka on): the block's RLP may not exceed MAX_RLP_BLOCK_SIZE; what no longer fits waits.
