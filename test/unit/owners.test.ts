@@ -124,8 +124,25 @@ describe('owners', () => {
       assert.equal(await n.history.revert(snap), true);
       assert.deepEqual(counter.record(), { count: 1, label: 'at 1', seen: 1n });
       await bump();
+      // A snapshot taken before an owner was registered holds nothing of it: a revert leaves it be.
+      const older = n.history.snapshot();
+      await n.history.snapshotBlock(older);
+      class Late extends RecordOwner<{ on: boolean }> {
+        constructor() {
+          super('late', () => ({ on: false }));
+        }
+        set(on: boolean): void {
+          this.s.on = on;
+        }
+      }
+      const late = n.owners.add(new Late());
+      await n.inOrder(() => late.set(true));
+      assert.equal(await n.history.revert(older), true);
+      assert.deepEqual(late.record(), { on: true });
+      assert.deepEqual(counter.record(), { count: 2, label: 'at 2', seen: 2n });
       await n.history.reset();
       assert.deepEqual(counter.record(), { count: 0, label: 'start', seen: undefined });
+      assert.deepEqual(late.record(), { on: false });
       assert.throws(() => n.owners.add(new Counter()), /registered twice/);
     } finally {
       n.close();

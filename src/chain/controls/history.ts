@@ -8,7 +8,7 @@
  */
 import { ChainError } from '../core/errors.js';
 import type { Lock } from '../core/lock.js';
-import type { Owners } from '../core/owner.js';
+import type { OwnerRecords, Owners } from '../core/owner.js';
 import type { StoredBlock, TxRequest } from '../core/types.js';
 import type { ForkLink } from '../engine/forkState.js';
 import type { Fork } from '../fork/fork.js';
@@ -42,8 +42,8 @@ export interface TxIntake {
 
 interface Snapshot {
   blockNumber: bigint;
-  /** Every owner's record, in the owners' order. */
-  records: unknown[];
+  /** Every owner's record. */
+  records: OwnerRecords;
 }
 
 export class History {

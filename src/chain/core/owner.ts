@@ -64,6 +64,9 @@ export interface AnyOwner {
   reset(): void | Promise<void>;
 }
 
+/** Records of a snapshot, by owner. */
+export type OwnerRecords = ReadonlyMap<AnyOwner, unknown>;
+
 /** The node's owners, in registration order (the head first: reverts rewind it before the rest). */
 export class Owners {
   private readonly list: Owner[] = [];
@@ -78,16 +81,16 @@ export class Owners {
     return this.list;
   }
 
-  /** Every owner's record, in order (caller holds the node's lock). */
-  async snapshot(): Promise<unknown[]> {
-    const out: unknown[] = [];
-    for (const o of this.list) out.push(await o.snapshot());
+  /** Every owner's record (caller holds the node's lock). */
+  async snapshot(): Promise<OwnerRecords> {
+    const out = new Map<AnyOwner, unknown>();
+    for (const o of this.list) out.set(o, await o.snapshot());
     return out;
   }
 
-  /** Put back records from `snapshot`, in order (caller holds the node's lock). */
-  async restore(records: readonly unknown[]): Promise<void> {
-    for (let i = 0; i < this.list.length; i++) await this.list[i].restore(records[i]);
+  /** Put back records from `snapshot`, in order; an owner registered since has none and is left as it is (caller holds the node's lock). */
+  async restore(records: OwnerRecords): Promise<void> {
+    for (const o of this.list) if (records.has(o)) await o.restore(records.get(o));
   }
 
   /** Reset every owner, in order (caller holds the node's lock). */
