@@ -15,21 +15,24 @@ import type { SourceLocator } from './core/sources.js';
 import type { BlockRef, MinedTx, StateOverrides, StoredBlock, TxRequest } from './core/types.js';
 import type { LiveState, PoolEdits } from './controls/cheats.js';
 import type { History } from './controls/history.js';
-import type { Controls, MiningSettings } from './controls/settings.js';
+import type { Controls } from './controls/settings.js';
 import type { AccessListResult } from './exec/call.js';
 import type { ReplayHost } from './exec/replay.js';
 import type { SimBlock, SimBlockSpec, SimOptions } from './exec/simulate.js';
-import type { NodeEvents } from './feed.js';
-import type { FeeHistory } from './fees.js';
+import type { FeeHistory } from './fees/history.js';
 import type { Fork } from './fork/fork.js';
 import type { ForkConfig } from './forkConfig.js';
 import type { FilterRegistry } from './logs/filters.js';
 import type { LogIndex } from './logs/logIndex.js';
-import type { PendingTx } from './mining/block.js';
 import type { Mining } from './mining/mining.js';
+import type { MiningMode } from './owners/miningMode.js';
+import type { NodeEvents } from './pool/events.js';
 import type { SyncHost } from './pool/sendSync.js';
 import type { Intake } from './pool/intake.js';
-import type { PoolContent } from './pool/txpool.js';
+import type { PendingTx, PoolContent } from './pool/txpool.js';
+
+/** The mining mode as read: automine, interval, transaction order, throw on failures. */
+export type MiningModeReads = Pick<MiningMode, 'auto' | 'intervalMs' | 'intervalMaxMs' | 'order' | 'throwOnFailures'>;
 
 /** Blocks, transactions, receipts, state at any block, and the chain's identity. */
 export interface ChainReads {
@@ -135,7 +138,7 @@ export interface TestControls extends LiveState, PoolEdits {
   /** Snapshots, revert, rollback, reorg and reset. */
   readonly history: Pick<History, 'snapshot' | 'revert' | 'rollback' | 'reorg' | 'reset'>;
   /** The mining mode: automine, interval, transaction order. */
-  readonly mining: Readonly<MiningSettings>;
+  readonly mining: MiningModeReads;
 }
 
 /** State files (anvil_dumpState / anvil_loadState), the node's through chain/controls/stateFile.ts. */
@@ -167,7 +170,7 @@ export interface Admin {
   /** Gas limit of the next blocks. */
   readonly blockGasLimit: bigint;
   /** The mining mode (its transaction order, for anvil_nodeInfo). */
-  readonly mining: Readonly<MiningSettings>;
+  readonly mining: MiningModeReads;
   /** The snapshots held, and the block each was taken at. */
   readonly history: Pick<History, 'snapshotIds' | 'snapshotBlock'>;
   /** Request and block logging. */

@@ -7,7 +7,7 @@ import type { ChainConfig } from './core/config.js';
 import { CREATE2_DEPLOYER, CREATE2_DEPLOYER_CODE } from './create2Deployer.js';
 import type { Fork } from './fork/fork.js';
 import { forkPoint } from './fork/genesis.js';
-import type { BlockStore } from './store.js';
+import type { BlockStore } from './head/store.js';
 import type { DevAccount } from './wallet/accounts.js';
 
 export interface GenesisTarget {

@@ -1,135 +1,167 @@
 /**
- * The dev node, a facade: it owns the chain's parts (store, live state, VM, pool, lock) and
- * answers lookups, state reads at any block and calls; its modules do the rest — `miner`
- * (mining/), `intake` (pool/), `history` and `controls` (controls/), `logs` and `filters`
- * (logs/). It speaks only in chain objects; src/rpc turns requests into calls on it.
+ * The dev node, a facade: it holds the chain's engine (store, live state, VM, lock) and its owners
+ * — the head, the pool, the clock and next-block settings, fees, accounts, mining mode, filters —
+ * each the one writer of its state (core/owner.ts), and wires them into its modules: `miner`
+ * (mining/), `intake` (pool/), `history` and `controls` (controls/), `logs` and `filters` (logs/),
+ * `reads` (state at a block). It answers lookups and calls; src/rpc turns requests into calls on it.
  */
-import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Block } from '@ethereumjs/block';
 import { callBlock } from './exec/blockContext.js';
 import type { Common } from '@ethereumjs/common';
-import { getActivePrecompiles, type EVMMockBlockchainInterface } from '@ethereumjs/evm';
+import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { MerkleStateManager, getMerkleStateProof, type Proof } from '@ethereumjs/statemanager';
-import { Account, Address, bigIntToBytes, bytesToHex, setLengthLeft } from '@ethereumjs/util';
+import type { MerkleStateManager, Proof } from '@ethereumjs/statemanager';
+import { bytesToHex, type Account, type Address } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { deriveAccounts, type DevAccount } from './wallet/accounts.js';
 import { makeCommon } from './engine/common.js';
 import { createEngine } from './engine/engine.js';
 import { forkConfig, type ForkConfig } from './forkConfig.js';
-import { simulate, type SimBlock, type SimBlockSpec, type SimOptions } from './exec/simulate.js';
-import { DEFAULT_TIP, type ChainConfig } from './core/config.js';
+import type { SimBlock, SimBlockSpec, SimOptions } from './exec/simulate.js';
+import type { ChainConfig } from './core/config.js';
 import { ChainError } from './core/errors.js';
-import * as exec from './exec/call.js';
-import { routedCall } from './exec/offload/call.js';
-import { explained } from './exec/explain.js';
+import { Owners } from './core/owner.js';
+import type { AccessListResult } from './exec/call.js';
+import { Execution } from './execution.js';
 import type { SourceLocator } from './core/sources.js';
 import type { CallWorkers } from './exec/offload/pool.js';
 import { RecordedStore } from './exec/offload/replica.js';
-import { DEFAULT_CALL_TIMEOUT_MS, capGas, gasCapAt, withTimeout, type CallBounds } from './exec/bounds.js';
-import { feeHistory, type FeeHistory } from './fees.js';
+import { DEFAULT_CALL_TIMEOUT_MS, capGas, gasCapAt, type CallBounds } from './exec/bounds.js';
+import { Fees } from './fees/fees.js';
+import type { FeeHistory } from './fees/history.js';
 import { FilterRegistry } from './logs/filters.js';
-import type { ChainFeed, NodeEvents } from './feed.js';
-import type { Admin, Calls, ChainReads, Fees, Filters, PoolReads, Submit, Subscriptions, TestControls, Tracing } from './api.js';
-import type { BlockSettings, NodeParts } from './parts.js';
+import type { ChainFeed, NodeEvents } from './pool/events.js';
+import type { Admin, Calls, ChainReads, Fees as FeeReads, Filters, PoolReads, Submit, Subscriptions, TestControls, Tracing } from './api.js';
 import { Mining } from './mining/mining.js';
 import { PendingBlock } from './mining/pending.js';
-import { estimateGas } from './exec/estimate.js';
 import { Intake } from './pool/intake.js';
 import { History } from './controls/history.js';
-import { Controls, type MiningSettings } from './controls/settings.js';
+import { Controls } from './controls/settings.js';
 import { LogIndex } from './logs/logIndex.js';
 import { Lock } from './core/lock.js';
-import { Clock } from './controls/clock.js';
-import { TxPool } from './pool/txpool.js';
+import { Head } from './head/head.js';
+import { Accounts } from './owners/accounts.js';
+import { MiningMode } from './owners/miningMode.js';
+import { NextBlock } from './owners/nextBlock.js';
+import { TxPool, type PendingTx, type PoolContent, type PoolLimits } from './pool/txpool.js';
 import type { Preimages } from './engine/preimages.js';
-import { BlockStore } from './store.js';
+import { BlockStore } from './head/store.js';
 import type { Fork } from './fork/fork.js';
 import { writeForkGenesis, writeGenesis } from './genesis.js';
-import { openAt, stateOf } from './stateAt.js';
+import { StateReads } from './reads.js';
 import { ForkLink, type NodeStateManager } from './engine/forkState.js';
-import { withPrefetch } from './fork/prefetch.js';
-import { LATEST, isPending, type BlockRef, type MinedTx, type StateOverrides, type StoredBlock, type TxRequest } from './core/types.js';
+import type { BlockRef, MinedTx, StateOverrides, StoredBlock, TxRequest } from './core/types.js';
 
-export class DevNode implements ChainFeed, NodeParts, ChainReads, Fees, PoolReads, Calls, Submit, TestControls, Tracing, Admin, Filters, Subscriptions {
+/** Settings of the node's runtime that are not chain state (flags of the CLI and library). */
+export interface RuntimeOptions {
+  /** Most struct-log steps one trace may record (--max-trace-steps). */
+  maxTraceSteps?: number;
+  /** Source maps of the user's contracts (--artifacts): failed calls then carry a Solidity stack. */
+  sources?: SourceLocator;
+  /** eth_call on worker threads (--call-workers). */
+  callWorkers?: CallWorkers;
+  /** Pool limits (--txpool-* flags). */
+  poolLimits?: PoolLimits;
+}
+
+interface EngineParts {
+  store: BlockStore;
+  preimages: Preimages;
+  stateTrie: MerklePatriciaTrie;
+  trieNodes: RecordedStore;
+  forkLink: ForkLink;
+}
+
+export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Calls, Submit, TestControls, Tracing, Admin, Filters, Subscriptions {
   readonly events = new EventEmitter<NodeEvents>();
   readonly store: BlockStore;
-  /** Every log, indexed by address and topic; kept current from `block` / `reorg`. */
-  readonly logs = new LogIndex(this);
-  /** Polling filters (eth_newFilter and friends). */
-  readonly filters = new FilterRegistry(this, this.logs);
   /** Every change to the chain runs under it, in request order; reads of the live state take turns with them (lock.ts). */
   readonly lock = new Lock();
-  /** Most struct-log steps one trace may record (--max-trace-steps); bounds a trace's memory. */
-  maxTraceSteps = DEFAULT_MAX_TRACE_STEPS;
   /** Gas cap and wall-clock limit of calls (--rpc-gas-cap, --call-timeout). */
   readonly callBounds: CallBounds = { gasCap: undefined, timeoutMs: DEFAULT_CALL_TIMEOUT_MS };
-  /** Dev accounts by lowercase address. */
-  readonly keys = new Map<string, DevAccount>();
-  private readonly precompiles: Set<string>;
-  /** Transactions waiting for a block. */
-  pool = new TxPool();
-  clock = new Clock();
-  readonly mining: MiningSettings = { auto: true, intervalMs: undefined, order: 'fees' };
-  /** Block settings that test controls may change. */
-  blockGasLimit: bigint;
-  coinbase = exec.ZERO_ADDRESS;
-  prevRandao = new Uint8Array(32);
-  /** Base fee for the next block only (anvil_setNextBlockBaseFeePerGas). */
-  nextBaseFeeOverride: bigint | undefined;
-  /** Senders eth_sendTransaction accepts without a key (anvil_impersonateAccount), lowercase hex. */
-  readonly impersonated = new Set<string>();
-  /** Accept any sender without a key (anvil_autoImpersonateAccount). */
-  autoImpersonate = false;
-  /** Request and block logging (anvil_setLoggingEnabled); the CLI's log honours it. */
-  loggingEnabled = true;
-  /** Random id of this chain instance (anvil_metadata); renewed by reset. */
-  instanceId = bytesToHex(randomBytes(32));
   /** Preimages of the state trie's hashed keys, for state dumps. */
   readonly preimages: Preimages;
   /** The live state's account trie (the state manager's own), for state dumps. */
   readonly stateTrie: MerklePatriciaTrie;
   /** The state trie's node store, logged for call workers while they run. */
   readonly trieNodes: RecordedStore;
-  /** Source maps of the user's contracts (--artifacts): failed calls then carry a Solidity stack. */
-  sources: SourceLocator | undefined;
-  /** eth_call on worker threads (--call-workers); undefined: calls run on this thread only. */
-  callWorkers: CallWorkers | undefined;
   /** The fork this chain runs on, if any (shared with the state manager and the EVM's history). */
   readonly forkLink: ForkLink;
-  /** The block settings the node started with (reset returns to them). */
-  readonly defaults: BlockSettings;
+  private runtime: { maxTraceSteps: number; sources: SourceLocator | undefined; callWorkers: CallWorkers | undefined } = {
+    maxTraceSteps: DEFAULT_MAX_TRACE_STEPS,
+    sources: undefined,
+    callWorkers: undefined,
+  };
+
+  // ---------------------------------------------------------------- owners (core/owner.ts)
+
+  /** Every owner of the node's state: snapshots, reverts and reset go through this list. */
+  readonly owners = new Owners();
+  /** The head and its history: blocks, the live state root, the trie's marks. */
+  readonly chainHead: Head;
+  /** Transactions waiting for a block. */
+  readonly pool = new TxPool(undefined, (p, reason) => this.events.emit('dropped', p, reason));
+  /** The clock and the next block's settings (coinbase, gas limit, prevrandao, one-shot base fee). */
+  readonly clock: NextBlock;
+  /** The gas price floor and the node's prices. */
+  readonly fees: Fees;
+  /** Dev keys and impersonation. */
+  readonly wallet: Accounts;
+  /** Automine, interval mining and block order. */
+  readonly mining: MiningMode;
+  /** Polling filters (eth_newFilter and friends). */
+  readonly filters: FilterRegistry;
+
+  // ---------------------------------------------------------------- modules
+
+  /** Every log, indexed by address and topic; kept current from `block` / `reorg`. */
+  readonly logs = new LogIndex(this);
   /** Block building, automine and interval mining. */
-  readonly miner = new Mining(this);
+  readonly miner: Mining;
   /** Transactions coming in: raw, signed here, impersonated. */
-  readonly intake = new Intake(this, this.miner);
+  readonly intake: Intake;
   /** Snapshots, rollback and reorg. */
-  readonly history = new History(this, this.miner, this.intake);
+  readonly history: History;
   /** Test controls over time and the next blocks' settings. */
-  readonly controls = new Controls(this, this.miner);
+  readonly controls: Controls;
   /** The block mined next, which calls at `pending` run in. */
-  readonly pending = new PendingBlock(this, this.miner);
+  readonly pending: PendingBlock;
+  /** State at any block. */
+  readonly reads: StateReads;
+  /** Calls that reach nothing: eth_call, estimates, access lists, eth_simulateV1. */
+  private readonly execution: Execution;
 
   private constructor(
     readonly config: ChainConfig,
-    public common: Common,
-    readonly accounts: DevAccount[],
+    private currentCommon: Common,
+    readonly accounts: readonly DevAccount[],
     /** The VM over the live state (replaced when the chain id changes). */
-    public vm: VM,
+    private currentVm: VM,
     /** The live state: the head's, plus edits made since it was mined. */
     readonly state: NodeStateManager,
-    parts: { store: BlockStore; preimages: Preimages; stateTrie: MerklePatriciaTrie; trieNodes: RecordedStore; forkLink: ForkLink },
+    parts: EngineParts,
   ) {
     this.trieNodes = parts.trieNodes;
     this.store = parts.store;
     this.preimages = parts.preimages;
     this.stateTrie = parts.stateTrie;
     this.forkLink = parts.forkLink;
-    for (const a of accounts) this.keys.set(a.address.toString(), a);
-    this.blockGasLimit = config.gasLimit;
-    this.defaults = this.blockSettings();
-    this.precompiles = new Set([...getActivePrecompiles(common).keys()].map((a) => '0x' + a));
+    // The head first: a revert rewinds it before the others are restored.
+    this.chainHead = this.owners.add(new Head(this.store, state, this.trieNodes, this.preimages, (dropped) => this.events.emit('reorg', dropped)));
+    this.owners.add(this.pool);
+    this.clock = this.owners.add(new NextBlock(config.gasLimit));
+    this.fees = this.owners.add(new Fees(config.gasPriceFloor, this, this.clock));
+    this.wallet = this.owners.add(new Accounts(accounts));
+    this.miner = new Mining(this);
+    this.mining = this.owners.add(new MiningMode(this.miner.tick));
+    this.filters = this.owners.add(new FilterRegistry(this, this.logs));
+    this.intake = new Intake(this, this.miner);
+    this.history = new History(this, this.miner, this.intake);
+    this.controls = new Controls(this, this.miner);
+    this.pending = new PendingBlock(this, this.miner);
+    this.reads = new StateReads(this);
+    this.execution = new Execution(this);
   }
 
   /** A fresh chain; with `fork`, one continuing from the fork block (see src/chain/fork). */
@@ -154,6 +186,65 @@ export class DevNode implements ChainFeed, NodeParts, ChainReads, Fees, PoolRead
     const node = new DevNode(config, common, accounts, vm, state, { store, preimages, stateTrie, trieNodes, forkLink: link });
     await node.genesis(fork);
     return node;
+  }
+
+  /** Settings of the runtime (trace size, source maps, call workers, pool limits); an option named as undefined turns it off. */
+  configure(o: RuntimeOptions): void {
+    if (o.maxTraceSteps !== undefined) this.runtime.maxTraceSteps = o.maxTraceSteps;
+    // Named as undefined: turned off.
+    if ('sources' in o) this.runtime.sources = o.sources;
+    if ('callWorkers' in o) this.runtime.callWorkers = o.callWorkers;
+    if (o.poolLimits !== undefined) this.pool.setLimits(o.poolLimits);
+  }
+
+  /** Most struct-log steps one trace may record (--max-trace-steps); bounds a trace's memory. */
+  get maxTraceSteps(): number {
+    return this.runtime.maxTraceSteps;
+  }
+
+  /** Source maps of the user's contracts (--artifacts), if given. */
+  get sources(): SourceLocator | undefined {
+    return this.runtime.sources;
+  }
+
+  /** eth_call on worker threads (--call-workers); undefined: calls run on this thread only. */
+  get callWorkers(): CallWorkers | undefined {
+    return this.runtime.callWorkers;
+  }
+
+  /** The chain's rules (replaced when the chain id changes). */
+  get common(): Common {
+    return this.currentCommon;
+  }
+
+  /** The VM over the live state (replaced when the chain id changes). */
+  get vm(): VM {
+    return this.currentVm;
+  }
+
+  /** Dev accounts by lowercase address. */
+  get keys(): ReadonlyMap<string, DevAccount> {
+    return this.wallet.keys;
+  }
+
+  /** Coinbase of the next blocks (eth_coinbase). */
+  get coinbase(): Address {
+    return this.clock.coinbase;
+  }
+
+  /** Gas limit of the next blocks. */
+  get blockGasLimit(): bigint {
+    return this.clock.gasLimit;
+  }
+
+  /** Random id of this chain instance (anvil_metadata); renewed by reset. */
+  get instanceId(): string {
+    return this.chainHead.instanceId;
+  }
+
+  /** Request and block logging (anvil_setLoggingEnabled); the CLI's log honours it. */
+  get loggingEnabled(): boolean {
+    return this.controls.loggingEnabled;
   }
 
   /** Write block 0: a fresh genesis, or the fork point of `fork`. */
@@ -198,180 +289,79 @@ export class DevNode implements ChainFeed, NodeParts, ChainReads, Fees, PoolRead
     return this.store.tx(hashHex.toLowerCase());
   }
 
-  // ---------------------------------------------------------------- state
-  /**
-   * Run `fn` against the state at `ref`. The head's state is the live one (warm caches, taken under
-   * the lock); older blocks get a copy opened at their state root.
-   */
-  private withState<T>(ref: BlockRef, fn: (sm: MerkleStateManager, at: StoredBlock) => Promise<T>): Promise<T> {
-    return this.atBlock(ref, () => this.state, (at) => this.stateCopy(at), fn);
-  }
-
-  /**
-   * Run `fn` on `live()` when `ref` is the head (under the lock, rechecked there: a block may be
-   * mined meanwhile), else on `copy(at)`.
-   */
-  private async atBlock<S extends MerkleStateManager | VM, T>(ref: BlockRef, live: () => S, copy: (at: StoredBlock) => Promise<S>, fn: (s: S, at: StoredBlock) => Promise<T>): Promise<T> {
-    const at = this.requireBlock(ref);
-    // On a fork, upstream reads are found and fetched between runs, without the lock (withPrefetch).
-    if (at === this.store.head) {
-      return withPrefetch(this.state, () => (at === this.store.head ? fn(live(), at) : copy(at).then((s) => fn(s, at))), (run) => this.lock.read(run));
-    }
-    const s = await copy(at);
-    return withPrefetch(stateOf(s), () => fn(s, at));
-  }
-
-  private async stateCopy(at: StoredBlock): Promise<MerkleStateManager> {
-    const sm = this.state.shallowCopy(true);
-    await openAt(sm, this.stateRootOf(at), at);
-    return sm;
-  }
-
-  /**
-   * The state block `at` reads as once later blocks exist: what test controls (anvil_setBalance and
-   * friends) left it at before the next block was mined, else its header's root. As in anvil and
-   * the hardhat node, a cheat at head N is part of block N's history.
-   */
-  stateRootOf(at: StoredBlock): Uint8Array {
-    const n = at.number + 1n;
-    // Blocks of an empty run follow one another with no edits between them.
-    const next = this.store.isVirtual(n) ? undefined : this.store.byNumber(n);
-    return next?.preStateRoot ?? at.block.header.stateRoot;
-  }
-
-  /** Run `fn` with a VM in the state of block `ref`, in the block a call there runs in; `fn` discards its effects. */
-  withVm<T>(ref: BlockRef, fn: (vm: VM, block: Block) => Promise<T>): Promise<T> {
-    if (isPending(ref)) return this.pending.run(fn);
-    return this.atBlock(ref, () => this.vm, (at) => this.vmAt(this.stateRootOf(at), at), (vm, at) => fn(vm, at.block));
-  }
-
-  /**
-   * A private VM copy holding the state of block `ref` (for the head, the live state including
-   * edits made since it was mined; for `pending`, the pending block's), and the block a call at
-   * `ref` runs in; nothing done on it reaches the chain.
-   */
-  async vmFor(ref: BlockRef): Promise<{ vm: VM; at: StoredBlock; block: Block }> {
-    if (isPending(ref)) return this.pending.vm((root, at) => this.vmAt(root, at));
-    const at = this.requireBlock(ref);
-    let root = this.stateRootOf(at);
-    if (at === this.store.head) root = await this.lock.read(async () => (at === this.store.head ? this.state.getStateRoot() : this.stateRootOf(at)));
-    return { vm: await this.vmAt(root, at), at, block: at.block };
-  }
-
-  /** A private VM copy opened at `stateRoot`, a state of block `at` (replays, traces); the live state is untouched. */
-  async vmAt(stateRoot: Uint8Array, at: StoredBlock): Promise<VM> {
-    const vm = await this.vm.shallowCopy(true);
-    await openAt(vm.stateManager as MerkleStateManager, stateRoot, at);
-    return vm;
-  }
-
-  async getAccount(address: Address, ref: BlockRef): Promise<Account> {
-    return this.withState(ref, async (sm) => (await sm.getAccount(address)) ?? new Account());
-  }
-
-  async getCode(address: Address, ref: BlockRef): Promise<Uint8Array> {
-    return this.withState(ref, (sm) => sm.getCode(address));
-  }
-
-  async getStorageAt(address: Address, slot: bigint, ref: BlockRef): Promise<Uint8Array> {
-    const key = setLengthLeft(bigIntToBytes(slot), 32);
-    return this.withState(ref, async (sm) => setLengthLeft(await sm.getStorage(address, key), 32));
-  }
-
-  /** Next nonce of `address`; with `pending`, counting transactions waiting in the pool. */
-  async getNonce(address: Address, ref: BlockRef): Promise<bigint> {
-    if (ref.kind === 'tag' && ref.tag === 'pending') {
-      const nonce = (await this.getAccount(address, LATEST)).nonce;
-      return nonce + BigInt(this.pool.split(address.toString(), nonce).pending.length);
-    }
-    return (await this.getAccount(address, ref)).nonce;
-  }
-
-  async getProof(address: Address, slots: bigint[], ref: BlockRef): Promise<Proof> {
-    return this.withState(ref, async (sm) => {
-      // Proofs read the trie, so pending cache entries must be flushed first (a no-op on copies).
-      await sm.flush();
-      return getMerkleStateProof(sm, address, slots.map((s) => setLengthLeft(bigIntToBytes(s), 32)));
-    });
-  }
-
-  /** Account fields and code of `address` at `ref` (eth_getAccount, eth_getAccountInfo); pending writes flushed so the storage root is current. */
-  async getAccountAndCode(address: Address, ref: BlockRef): Promise<{ account: Account; code: Uint8Array }> {
-    return this.withState(ref, async (sm) => {
-      await sm.flush();
-      return { account: (await sm.getAccount(address)) ?? new Account(), code: await sm.getCode(address) };
-    });
-  }
-
   /** EIP-7910's description of the fork this chain runs, from its first local block. */
   forkConfig(): ForkConfig {
     const first = this.store.byNumber(this.store.base) ?? this.head;
     return forkConfig(this.common, this.config.hardfork, first.block.hash(), first.block.header.timestamp);
   }
 
-  // ---------------------------------------------------------------- fees
-  /** Base fee of the block mined next on the head (undefined before London). */
+  // ---------------------------------------------------------------- state (reads.ts)
+
+  stateRootOf(at: StoredBlock): Uint8Array {
+    return this.reads.stateRootOf(at);
+  }
+  withVm<T>(ref: BlockRef, fn: (vm: VM, block: Block) => Promise<T>): Promise<T> {
+    return this.reads.withVm(ref, fn);
+  }
+  vmFor(ref: BlockRef): Promise<{ vm: VM; at: StoredBlock; block: Block }> {
+    return this.reads.vmFor(ref);
+  }
+  vmAt(stateRoot: Uint8Array, at: StoredBlock): Promise<VM> {
+    return this.reads.vmAt(stateRoot, at);
+  }
+  getAccount(address: Address, ref: BlockRef): Promise<Account> {
+    return this.reads.getAccount(address, ref);
+  }
+  getCode(address: Address, ref: BlockRef): Promise<Uint8Array> {
+    return this.reads.getCode(address, ref);
+  }
+  getStorageAt(address: Address, slot: bigint, ref: BlockRef): Promise<Uint8Array> {
+    return this.reads.getStorageAt(address, slot, ref);
+  }
+  getNonce(address: Address, ref: BlockRef): Promise<bigint> {
+    return this.reads.getNonce(address, ref);
+  }
+  getProof(address: Address, slots: bigint[], ref: BlockRef): Promise<Proof> {
+    return this.reads.getProof(address, slots, ref);
+  }
+  getAccountAndCode(address: Address, ref: BlockRef): Promise<{ account: Account; code: Uint8Array }> {
+    return this.reads.getAccountAndCode(address, ref);
+  }
+
+  // ---------------------------------------------------------------- fees (fees/)
+
   pendingBaseFee(): bigint | undefined {
-    return this.common.isActivatedEIP(1559) ? (this.nextBaseFeeOverride ?? this.store.head.block.header.calcNextBaseFee()) : undefined;
+    return this.fees.pendingBaseFee();
   }
-
-  /** Base fee of the next block (0 before London). */
   nextBaseFee(): bigint {
-    return this.pendingBaseFee() ?? 0n;
+    return this.fees.nextBaseFee();
   }
-
-  /** eth_gasPrice: next base fee plus the suggested tip, never below the configured floor. */
   gasPrice(): bigint {
-    const p = this.nextBaseFee() + DEFAULT_TIP;
-    return p > this.config.gasPriceFloor ? p : this.config.gasPriceFloor;
+    return this.fees.gasPrice();
   }
-
   maxPriorityFeePerGas(): bigint {
-    return DEFAULT_TIP;
+    return this.fees.maxPriorityFeePerGas();
   }
-
   blobBaseFee(): bigint {
-    if (!this.common.isActivatedEIP(4844)) throw new ChainError('blob fees are not active before cancun');
-    return this.store.head.block.header.calcNextBlobGasPrice(this.common);
+    return this.fees.blobBaseFee();
   }
-
   feeHistory(count: number, newest: BlockRef, percentiles: number[] | undefined): FeeHistory {
-    return feeHistory(this, count, this.requireBlock(newest), percentiles);
+    return this.fees.feeHistory(count, this.requireBlock(newest), percentiles);
   }
 
-  // ---------------------------------------------------------------- execution
-  /** eth_call: on a worker when others are in progress or this code ran long (offload/routing.ts). */
-  async call(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<Uint8Array> {
-    const explain = (err: unknown) => explained(this, err, req, ref, overrides);
-    const workers = overrides === undefined && this.forkLink.fork === undefined ? this.callWorkers : undefined;
-    if (workers === undefined) return this.callHere(req, ref, overrides).catch(explain);
-    return routedCall(this, workers, req, ref, () => this.callHere(req, ref, overrides)).catch(explain);
-  }
+  // ---------------------------------------------------------------- execution (execution.ts)
 
-  private callHere(req: TxRequest, ref: BlockRef, overrides: StateOverrides | undefined): Promise<Uint8Array> {
-    return this.withVm(ref, (vm, block) =>
-      withTimeout(vm.evm, this.callBounds.timeoutMs, () => exec.call(vm, this.callBlock(block, req), this.capped(req, block), overrides)),
-    );
+  call(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<Uint8Array> {
+    return this.execution.call(req, ref, overrides);
   }
-
-  async estimateGas(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<bigint> {
-    return this.withVm(ref, (vm, block) => {
-      const limit = block.header.gasLimit;
-      const cap = gasCapAt(this.callBounds, limit);
-      return withTimeout(vm.evm, this.callBounds.timeoutMs, () => estimateGas(vm, this.callBlock(block, req), capGas(req, cap, limit), cap < limit ? cap : limit, overrides));
-    }).catch((err: unknown) => explained(this, err, req, ref, overrides));
+  estimateGas(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<bigint> {
+    return this.execution.estimateGas(req, ref, overrides);
   }
-
-  async createAccessList(req: TxRequest, ref: BlockRef): Promise<exec.AccessListResult> {
-    return this.withVm(ref, (vm, block) =>
-      withTimeout(vm.evm, this.callBounds.timeoutMs, () => exec.createAccessList(vm, this.callBlock(block, req), this.capped(req, block), this.precompiles)),
-    );
+  createAccessList(req: TxRequest, ref: BlockRef): Promise<AccessListResult> {
+    return this.execution.createAccessList(req, ref);
   }
-
-  /** eth_simulateV1: blocks of calls on a private copy of the state at `ref`; nothing reaches the chain. */
-  async simulate(specs: SimBlockSpec[], opts: SimOptions, ref: BlockRef): Promise<SimBlock[]> {
-    const { vm, block } = await this.vmFor(ref);
-    return withTimeout(vm.evm, this.callBounds.timeoutMs, () => simulate(vm, block, specs, opts));
+  simulate(specs: SimBlockSpec[], opts: SimOptions, ref: BlockRef): Promise<SimBlock[]> {
+    return this.execution.simulate(specs, opts, ref);
   }
 
   /** `req` as a call at `block` runs it: its gas (the block's gas limit when it names none) within the RPC gas cap. */
@@ -385,23 +375,6 @@ export class DevNode implements ChainFeed, NodeParts, ChainReads, Fees, PoolRead
     return callBlock(this.common, block, req);
   }
 
-  blockSettings(): BlockSettings {
-    return {
-      coinbase: this.coinbase,
-      blockGasLimit: this.blockGasLimit,
-      prevRandao: this.prevRandao,
-      nextBaseFeeOverride: this.nextBaseFeeOverride,
-      gasPriceFloor: this.config.gasPriceFloor,
-    };
-  }
-
-  restoreBlockSettings(s: BlockSettings): void {
-    this.coinbase = s.coinbase;
-    this.blockGasLimit = s.blockGasLimit;
-    this.prevRandao = s.prevRandao;
-    this.nextBaseFeeOverride = s.nextBaseFeeOverride;
-    this.config.gasPriceFloor = s.gasPriceFloor;
-  }
   // ---------------------------------------------------------------- test controls
   /** Run `fn` on the live state under the node's lock (state edits, dumps, loads). */
   async withLiveState<T>(fn: (sm: MerkleStateManager) => Promise<T>): Promise<T> {
@@ -425,8 +398,8 @@ export class DevNode implements ChainFeed, NodeParts, ChainReads, Fees, PoolRead
   async setChainId(chainId: bigint): Promise<void> {
     await this.lock.run(async () => {
       this.config.chainId = chainId;
-      this.common = makeCommon(chainId, this.config.hardfork, this.config.codeSizeLimit);
-      this.vm = await createVM({ common: this.common, stateManager: this.state, blockchain: this.vm.blockchain, setHardfork: false });
+      this.currentCommon = makeCommon(chainId, this.config.hardfork, this.config.codeSizeLimit);
+      this.currentVm = await createVM({ common: this.currentCommon, stateManager: this.state, blockchain: this.currentVm.blockchain, setHardfork: false });
     });
   }
 
@@ -435,14 +408,23 @@ export class DevNode implements ChainFeed, NodeParts, ChainReads, Fees, PoolRead
     this.callWorkers?.stop();
     this.store.close();
     this.forkLink.fork?.close();
-    this.miner.setIntervalMining(0);
+    this.mining.stop();
     this.filters.close();
   }
-  // ---------------------------------------------------------------- capabilities (api.ts) with no other member to answer them
-  headNumber(): bigint { return this.store.headNumber; }
-  realBlocks(from: bigint, to: bigint): StoredBlock[] { return this.store.realBlocks(from, to); }
-  pooledTx(hashHex: string) { return this.pool.get(hashHex); }
-  poolContent() { return this.miner.poolContent(); }
+  // ---------------------------------------------------------------- capabilities (api.ts) no other member answers
+
+  headNumber(): bigint {
+    return this.store.headNumber;
+  }
+  realBlocks(from: bigint, to: bigint): StoredBlock[] {
+    return this.store.realBlocks(from, to);
+  }
+  pooledTx(hashHex: string): PendingTx | undefined {
+    return this.pool.get(hashHex);
+  }
+  poolContent(): Promise<PoolContent> {
+    return this.miner.poolContent();
+  }
 }
 
 /** Default --max-trace-steps: a struct-log trace of this many steps is about 100 MB of JSON. */

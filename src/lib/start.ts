@@ -90,12 +90,12 @@ export async function bootDev(options: StartOptions = {}): Promise<Booted> {
   });
   node.logs.maxResults = options.maxLogs ?? (options.shared ? SHARED_MAX_LOGS : undefined);
   node.logs.maxBlockRange = options.maxBlockRange ?? (options.shared ? SHARED_MAX_BLOCK_RANGE : undefined);
-  if (options.maxTraceSteps !== undefined) node.maxTraceSteps = options.maxTraceSteps;
+  if (options.maxTraceSteps !== undefined) node.configure({ maxTraceSteps: options.maxTraceSteps });
   if (options.filterTimeoutMs !== undefined) node.filters.timeoutMs = options.filterTimeoutMs;
   if (options.calls?.gasCap !== undefined) node.callBounds.gasCap = options.calls.gasCap;
   if (options.calls?.timeoutMs !== undefined) node.callBounds.timeoutMs = options.calls.timeoutMs;
-  if (options.artifacts !== undefined && options.artifacts.sources.mapped > 0) node.sources = options.artifacts.locator();
-  if (options.callWorkers) node.callWorkers = new CallWorkers(node.trieNodes, options.callWorkers, () => ({ chainId: node.config.chainId, hardfork: node.config.hardfork, codeSizeLimit: node.config.codeSizeLimit }));
+  if (options.artifacts !== undefined && options.artifacts.sources.mapped > 0) node.configure({ sources: options.artifacts.locator() });
+  if (options.callWorkers) node.configure({ callWorkers: new CallWorkers(node.trieNodes, options.callWorkers, () => ({ chainId: node.config.chainId, hardfork: node.config.hardfork, codeSizeLimit: node.config.codeSizeLimit })) });
   let loaded: LoadResult | undefined;
   if (options.loadState !== undefined) {
     try {
@@ -105,9 +105,9 @@ export async function bootDev(options: StartOptions = {}): Promise<Booted> {
       throw err;
     }
   }
-  if (options.mining?.order) node.mining.order = options.mining.order;
-  if (options.mining?.auto === false) node.mining.auto = false;
-  if (options.mining?.throwOnFailures) node.mining.throwOnFailures = true;
+  if (options.mining?.order) node.mining.setOrder(options.mining.order);
+  if (options.mining?.auto === false) node.mining.setAuto(false);
+  if (options.mining?.throwOnFailures) node.mining.setThrowOnFailures(true);
   if (options.mining?.intervalMs) node.miner.setIntervalMining(options.mining.intervalMs);
   const metrics = new Metrics();
   const observe = options.observe;

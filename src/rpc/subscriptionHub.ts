@@ -11,7 +11,7 @@
  */
 import type { Subscriptions } from '../chain/api.js';
 import { type DroppedBlock, type LogEntry, type LogMatcher } from '../chain/logs/logIndex.js';
-import type { PendingTx } from '../chain/mining/block.js';
+import type { PendingTx } from '../chain/pool/txpool.js';
 import type { StoredBlock } from '../chain/core/types.js';
 import { randomId } from '../chain/logs/filters.js';
 import { formatHeader } from '../format/block.js';

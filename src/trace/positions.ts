@@ -12,7 +12,7 @@ import { overriddenBlock, paysBaseFee } from '../chain/exec/blockContext.js';
 import { applyOverrides, discarding } from '../chain/exec/call.js';
 import { BlockReplay } from '../chain/exec/replay.js';
 import type { Tracing } from '../chain/api.js';
-import { effectiveGasPrice } from '../chain/exec/receipt.js';
+import { effectiveGasPrice } from '../chain/fees/rules.js';
 import type { BlockOverrides, BlockRef, MinedTx, StateOverrides, StoredBlock, TxRequest } from '../chain/core/types.js';
 import type { TraceConfig } from './config.js';
 import { traceRun, type TraceOutcome, type TraceRun } from './index.js';

@@ -10,9 +10,8 @@ import { Address, bytesToHex, createAddressFromString, hexToBytes } from '@ether
 import { Interface } from 'ethers';
 import { defaultConfig } from '../../src/chain/core/config.js';
 import { makeCommon } from '../../src/chain/engine/common.js';
-import type { PendingTx } from '../../src/chain/mining/block.js';
 import { DevNode } from '../../src/chain/node.js';
-import { TxPool } from '../../src/chain/pool/txpool.js';
+import { TxPool, type PendingTx } from '../../src/chain/pool/txpool.js';
 import { LATEST } from '../../src/chain/core/types.js';
 import { ADDRS, artifact } from '../support/node.js';
 

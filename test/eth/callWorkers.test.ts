@@ -67,11 +67,11 @@ describe('calls on a worker thread', () => {
     const before = replies.length;
     const worker = await answer(params);
     const kind = replies[before];
-    node.node.callWorkers = undefined;
+    node.node.configure({ callWorkers: undefined });
     try {
       return { worker, main: await answer(params), kind };
     } finally {
-      node.node.callWorkers = workers;
+      node.node.configure({ callWorkers: workers });
     }
   }
 

@@ -100,11 +100,11 @@ describe('without a code size limit, every path deploys large contracts', () => 
     const created = await n.rpc('eth_call', [deploy]);
     assert.deepEqual(replies.slice(before), ['ok']);
     const workers = n.node.callWorkers;
-    n.node.callWorkers = undefined;
+    n.node.configure({ callWorkers: undefined });
     try {
       assert.equal(await n.rpc('eth_call', [deploy]), created);
     } finally {
-      n.node.callWorkers = workers;
+      n.node.configure({ callWorkers: workers });
     }
     const gas = BigInt(await n.rpc('eth_estimateGas', [deploy]));
     const trace = await n.rpc('debug_traceCall', [deploy, 'latest', { tracer: 'callTracer' }]);

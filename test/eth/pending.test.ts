@@ -194,11 +194,11 @@ describe('call workers answer at pending in the same block', () => {
     const onWorker = await env(n, lock, 'pending');
     assert.deepEqual(replies.slice(before), ['ok']);
     const workers = n.node.callWorkers;
-    n.node.callWorkers = undefined;
+    n.node.configure({ callWorkers: undefined });
     try {
       assert.deepEqual(await env(n, lock, 'pending'), onWorker);
     } finally {
-      n.node.callWorkers = workers;
+      n.node.configure({ callWorkers: workers });
     }
     assert.equal(onWorker.number, head.number + 1n);
     assert.equal(onWorker.timestamp, head.timestamp + 500n);

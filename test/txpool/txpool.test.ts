@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { HDNodeWallet, Wallet, getAddress, parseEther, type TransactionRequest } from 'ethers';
 import { dropTransaction } from '../../src/chain/controls/cheats.js';
-import { TxPool } from '../../src/chain/pool/txpool.js';
 import { ADDRS, KEYS, startTestNode, type TestNode } from '../support/node.js';
 
 const GWEI = 1_000_000_000n;
@@ -189,8 +188,10 @@ describe('txpool: pending, queued, promotion, replacement, limits', () => {
   });
 
   test('per-sender and global limits reject with clear errors', async () => {
-    const saved = n.node.pool;
-    n.node.pool = new TxPool({ perSender: 2, global: 3 });
+    const saved = n.node.pool.snapshot();
+    const limits = n.node.pool.limits;
+    n.node.pool.restore([]);
+    n.node.pool.setLimits({ perSender: 2, global: 3 });
     try {
       const b0 = await nonceOf(0);
       const b1 = await nonceOf(1);
@@ -206,7 +207,8 @@ describe('txpool: pending, queued, promotion, replacement, limits', () => {
       assert.equal(global.error?.message, 'txpool is full: at most 3 transactions');
       assert.deepEqual(await status(), { pending: '0x0', queued: '0x3' });
     } finally {
-      n.node.pool = saved;
+      n.node.pool.setLimits(limits);
+      n.node.pool.restore(saved);
     }
   });
 

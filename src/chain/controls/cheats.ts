@@ -5,9 +5,8 @@
  */
 import { Account, type Address } from '@ethereumjs/util';
 import { ChainError } from '../core/errors.js';
-import type { PendingTx } from '../mining/block.js';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
-import type { TxPool } from '../pool/txpool.js';
+import type { PendingTx, TxPool } from '../pool/txpool.js';
 
 /** What the account cheats need: the live state, edited under the node's lock. */
 export interface LiveState {

@@ -1,50 +1,60 @@
 /**
  * Chain history controls: snapshots (evm_snapshot / evm_revert), anvil_rollback, anvil_reorg and
  * anvil_reset.
- * A snapshot is a state root into the trie plus copies of the pool, clock and settings, taken in
- * request order. It also marks the trie's node store, so a revert lets go of the nodes written
- * since: a test suite that reverts after every test does not keep every test's state.
+ * A snapshot is every owner's record (core/owner.ts), taken in request order: the head's is a
+ * state root into the trie plus marks into its node store, so a revert lets go of the nodes written
+ * since and a test suite that reverts after every test does not keep every test's state. What a
+ * snapshot, a revert and a reset cover is the node's list of owners, not a list here.
  */
-import { randomBytes } from 'node:crypto';
-import { KECCAK256_RLP, bytesToHex } from '@ethereumjs/util';
 import { ChainError } from '../core/errors.js';
-import type { StoreMark } from '../engine/nodeStore.js';
+import type { Lock } from '../core/lock.js';
+import type { OwnerRecords, Owners } from '../core/owner.js';
+import type { StoredBlock, TxRequest } from '../core/types.js';
+import type { ForkLink } from '../engine/forkState.js';
 import type { Fork } from '../fork/fork.js';
-import type { PendingTx } from '../mining/block.js';
-import type { Mining } from '../mining/mining.js';
-import type { BlockSettings, NodeParts } from '../parts.js';
-import type { Intake } from '../pool/intake.js';
-import type { TxPool } from '../pool/txpool.js';
-import type { TxRequest } from '../core/types.js';
-import { Clock } from './clock.js';
-import type { MiningSettings } from './settings.js';
+import type { Head } from '../head/head.js';
+import type { PendingTx } from '../pool/txpool.js';
+import type { DevAccount } from '../wallet/accounts.js';
+
+/** What history works on: the owners, the head among them, the lock, and how a new genesis is written. */
+export interface HistoryHost {
+  readonly lock: Lock;
+  readonly owners: Owners;
+  readonly chainHead: Head;
+  readonly forkLink: ForkLink;
+  readonly config: { readonly chainId: bigint };
+  readonly accounts: readonly DevAccount[];
+  stateRootOf(at: StoredBlock): Uint8Array;
+  /** Write block 0: a fresh genesis, or the fork point of `fork`. */
+  genesis(fork?: Fork): Promise<void>;
+  setChainId(chainId: bigint): Promise<void>;
+}
+
+/** Mines a block of exactly the given transactions (anvil_reorg). */
+export interface BlockMiner {
+  mine(txs: PendingTx[], requireAll: boolean): Promise<StoredBlock>;
+}
+
+/** Turns a raw transaction or a request into a pool entry, checked against the others of its block. */
+export interface TxIntake {
+  pendingFor(tx: Uint8Array | TxRequest, block: readonly PendingTx[]): Promise<PendingTx>;
+}
 
 interface Snapshot {
   blockNumber: bigint;
-  /** The live state root (edits made after the head block included). */
-  stateRoot: Uint8Array;
-  pool: TxPool;
-  clock: Clock;
-  mining: MiningSettings;
-  settings: BlockSettings;
-  /** Where the node store and the preimages stood when the state root was taken. */
-  mark: StoreMark;
-  preimages: number;
-  /** `History.rollbacks` then. */
-  rollbacks: number;
+  /** Every owner's record. */
+  records: OwnerRecords;
 }
 
 export class History {
   /** Taken in lock order, so a snapshot sees exactly the operations requested before it. */
   private readonly snapshots = new Map<bigint, Promise<Snapshot>>();
   private nextSnapshotId = 1n;
-  /** Rollbacks (anvil_rollback, anvil_reorg) that dropped blocks so far. */
-  private rollbacks = 0;
 
   constructor(
-    private readonly n: NodeParts,
-    private readonly miner: Mining,
-    private readonly intake: Intake,
+    private readonly n: HistoryHost,
+    private readonly miner: BlockMiner,
+    private readonly intake: TxIntake,
   ) {}
 
   /**
@@ -54,23 +64,10 @@ export class History {
    */
   snapshot(): bigint {
     const id = this.nextSnapshotId++;
-    const taken = this.n.lock.run(
-      async (): Promise<Snapshot> => {
-        // The root first: taking it writes the state's pending edits into the store.
-        const stateRoot = await this.n.state.getStateRoot();
-        return {
-          blockNumber: this.n.store.headNumber,
-          stateRoot,
-          pool: this.n.pool.clone(),
-          clock: this.n.clock.clone(),
-          mining: { ...this.n.mining },
-          settings: this.n.blockSettings(),
-          mark: this.n.trieNodes.mark(),
-          preimages: this.n.preimages.mark(),
-          rollbacks: this.rollbacks,
-        };
-      },
-    );
+    const taken = this.n.lock.run(async (): Promise<Snapshot> => {
+      const blockNumber = this.n.chainHead.store.headNumber;
+      return { blockNumber, records: await this.n.owners.snapshot() };
+    });
     taken.catch(() => undefined);
     this.snapshots.set(id, taken);
     return id;
@@ -89,12 +86,7 @@ export class History {
   /** Forget every snapshot (the chain they point into was replaced). */
   clearSnapshots(): void {
     this.snapshots.clear();
-    this.endJournals();
-  }
-
-  private endJournals(): void {
-    this.n.trieNodes.endJournal();
-    this.n.preimages.endJournal();
+    this.n.chainHead.endJournals();
   }
 
   /** Return to snapshot `id`; it and every later snapshot are used up. False for unknown ids. */
@@ -104,22 +96,9 @@ export class History {
     for (const k of [...this.snapshots.keys()]) if (k >= id) this.snapshots.delete(k);
     const snap = await taken;
     await this.n.lock.run(async () => {
-      await this.rewind(snap.blockNumber, snap.stateRoot);
-      // Every trie node written since the snapshot belongs to blocks and edits now gone, unless a
-      // rollback since replaced blocks the chain keeps (their nodes were written after the mark).
-      if (snap.rollbacks === this.rollbacks) {
-        this.n.trieNodes.rewind(snap.mark);
-        this.n.preimages.rewind(snap.preimages);
-        this.n.state.storeRewound();
-      }
-      if (this.snapshots.size === 0) this.endJournals();
-      this.n.pool = snap.pool.clone();
-      this.n.clock = snap.clock.clone();
-      this.n.restoreBlockSettings(snap.settings);
+      await this.n.owners.restore(snap.records);
+      if (this.snapshots.size === 0) this.n.chainHead.endJournals();
     });
-    this.n.mining.auto = snap.mining.auto;
-    this.n.mining.order = snap.mining.order;
-    this.miner.setIntervalMining(snap.mining.intervalMs ?? 0, snap.mining.intervalMaxMs);
     return true;
   }
 
@@ -129,12 +108,12 @@ export class History {
    */
   async rollback(depth: bigint): Promise<void> {
     await this.n.lock.run(async () => {
-      const head = this.n.store.headNumber;
-      if (depth > head - this.n.store.base) throw new ChainError(`depth ${depth} exceeds the ${head - this.n.store.base} blocks this chain can roll back`, undefined, -32602);
+      const store = this.n.chainHead.store;
+      const head = store.headNumber;
+      if (depth > head - store.base) throw new ChainError(`depth ${depth} exceeds the ${head - store.base} blocks this chain can roll back`, undefined, -32602);
       if (depth === 0n) return;
-      const target = this.n.store.byNumber(head - depth)!;
-      this.rollbacks++;
-      await this.rewind(target.number, this.n.stateRootOf(target));
+      const target = store.byNumber(head - depth)!;
+      await this.n.chainHead.rollBackTo(target, this.n.stateRootOf(target));
     });
   }
 
@@ -153,19 +132,12 @@ export class History {
     }
   }
 
-  /** Drop every block above `n` and reset the live state to `stateRoot` (caller holds the lock). */
-  private async rewind(n: bigint, stateRoot: Uint8Array): Promise<void> {
-    const dropped = this.n.store.truncate(n);
-    await this.n.state.setStateRoot(stateRoot);
-    if (dropped.length) this.n.events.emit('reorg', dropped);
-  }
-
   /**
    * Back to a fresh genesis with the configured accounts (anvil_reset / hardhat_reset without
-   * forking): blocks, pool, snapshots, time, impersonation and block settings are cleared; the
-   * mining mode and chain id stay. With `fork`, the new genesis is that fork point (a re-fork);
-   * without, a forked chain stops forking. A chain id that was the old upstream's becomes the new
-   * upstream's.
+   * forking): every owner resets (blocks, pool, time, impersonation and block settings are
+   * cleared; the mining mode stays), snapshots are forgotten, the chain id stays. With `fork`, the
+   * new genesis is that fork point (a re-fork); without, a forked chain stops forking. A chain id
+   * that was the old upstream's becomes the new upstream's.
    */
   async reset(fork?: Fork): Promise<void> {
     const old = this.n.forkLink.fork;
@@ -174,24 +146,12 @@ export class History {
     // Read what the new genesis needs first: an unreachable upstream leaves the chain as it was.
     if (fork !== undefined) await fork.state.prefetch(this.n.accounts.map((a) => a.address), []);
     await this.n.lock.run(async () => {
-      const dropped = this.n.store.truncate(-1n);
-      for (const p of this.n.pool.clear()) this.n.events.emit('dropped', p, 'reset');
       this.clearSnapshots();
-      this.n.clock = new Clock();
-      this.n.impersonated.clear();
-      this.n.autoImpersonate = false;
-      this.n.restoreBlockSettings(this.n.defaults);
-      await this.n.state.setStateRoot(KECCAK256_RLP);
-      // Nothing of the old chain is read again: its trie nodes, code and key preimages go.
-      this.n.trieNodes.clear();
-      this.n.preimages.clear();
-      this.n.state.storeRewound();
+      await this.n.owners.reset();
       this.n.forkLink.fork = fork;
       if (old !== undefined && old !== fork) old.close();
-      this.n.store.rebase(0n);
       await this.n.genesis(fork);
-      this.n.instanceId = bytesToHex(randomBytes(32));
-      if (dropped.length) this.n.events.emit('reorg', dropped);
+      this.n.chainHead.announceReset();
     });
     if (followChainId) await this.n.setChainId(fork.chainId);
   }

@@ -19,14 +19,13 @@
 import { Block, createBlockHeader, type BlockHeader } from '@ethereumjs/block';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address, bytesToHex, createWithdrawal, equalsBytes } from '@ethereumjs/util';
-import { EmptyRun } from '../mining/emptyRuns.js';
+import { EmptyRun } from '../head/emptyRuns.js';
 import { readyKeccak } from '../core/keccak.js';
-import { effectiveGasPrice } from '../exec/receipt.js';
+import { effectiveGasPrice } from '../fees/rules.js';
 import { parsePool } from '../pool/poolFile.js';
 import { withRecordedSender } from '../exec/request.js';
-import type { DevNode } from '../node.js';
 import type { MinedTx, RawLog, Receipt, StoredBlock } from '../core/types.js';
-import { NODE_RPC_FORMAT, bytesAt, errorOfExit, objectAt, parseAccounts, quantityAt, u64At, type ParsedChainEntry, type ParsedState } from './stateJson.js';
+import { NODE_RPC_FORMAT, bytesAt, errorOfExit, objectAt, parseAccounts, quantityAt, u64At, type ParsedChainEntry, type ParsedState, type StateTarget } from './stateJson.js';
 
 type Fail = (m: string) => never;
 type Json = Record<string, unknown>;
@@ -47,7 +46,7 @@ interface Extension {
   pool: unknown;
 }
 
-export async function parseAnvilState(node: DevNode, d: Json, fail: Fail): Promise<ParsedState> {
+export async function parseAnvilState(node: StateTarget, d: Json, fail: Fail): Promise<ParsedState> {
   const accounts = parseAccounts(d.accounts, fail);
   const ext = d.nodeRpc === undefined || d.nodeRpc === null ? undefined : parseExtension(d.nodeRpc, fail);
   const blocks = d.blocks ?? [];
@@ -251,7 +250,7 @@ const HEADER_FIELDS: Array<[string, string, 'bytes' | 'quantity']> = [
   ['requestsHash', 'requestsHash', 'bytes'],
 ];
 
-function headerOf(node: DevNode, h: Json, where: string, fail: Fail): BlockHeader {
+function headerOf(node: StateTarget, h: Json, where: string, fail: Fail): BlockHeader {
   const data: Record<string, unknown> = {};
   for (const [json, field, kind] of HEADER_FIELDS) {
     if (h[json] === undefined || h[json] === null) continue;
@@ -265,7 +264,7 @@ function headerOf(node: DevNode, h: Json, where: string, fail: Fail): BlockHeade
 }
 
 /** A transaction of a block, and the sender it was sent as without a signature (impersonated), if so. */
-function txOf(node: DevNode, t: unknown, where: string, ours: boolean, fail: Fail): { tx: TypedTransaction; impersonated?: Address } {
+function txOf(node: StateTarget, t: unknown, where: string, ours: boolean, fail: Fail): { tx: TypedTransaction; impersonated?: Address } {
   const wrapped = objectAt(t, where, fail);
   const o = wrapped.transaction !== undefined ? objectAt(wrapped.transaction, `${where}.transaction`, fail) : wrapped;
   const sender = wrapped.impersonated_sender;
@@ -305,7 +304,7 @@ function txOf(node: DevNode, t: unknown, where: string, ours: boolean, fail: Fai
   }
 }
 
-function decodeBlock(node: DevNode, c: Candidate, infos: Map<string, TxEntry>, byPosition: Map<string, TxEntry>, ext: Extension | undefined, fail: Fail): StoredBlock {
+function decodeBlock(node: StateTarget, c: Candidate, infos: Map<string, TxEntry>, byPosition: Map<string, TxEntry>, ext: Extension | undefined, fail: Fail): StoredBlock {
   const { o, where, header } = c;
   const txsJson = o.transactions ?? [];
   if (!Array.isArray(txsJson)) return fail(`${where}.transactions must be an array`);
@@ -343,7 +342,7 @@ function decodeBlock(node: DevNode, c: Candidate, infos: Map<string, TxEntry>, b
   return stored;
 }
 
-function receiptOf(node: DevNode, tx: TypedTransaction, header: BlockHeader, found: TxEntry, firstLogIndex: number, error: unknown, fail: Fail): Receipt {
+function receiptOf(node: StateTarget, tx: TypedTransaction, header: BlockHeader, found: TxEntry, firstLogIndex: number, error: unknown, fail: Fail): Receipt {
   const { info, receipt: r, where } = found;
   const s = r.status;
   const status = s === '0x1' || s === true || s === 1 ? 1 : s === '0x0' || s === false || s === 0 ? 0 : fail(`${where}.receipt.status must be 0x0 or 0x1`);

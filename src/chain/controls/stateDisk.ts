@@ -5,11 +5,11 @@
 import { constants } from 'node:fs';
 import { access, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { DevNode } from '../node.js';
 import { decodeStateBlob, parseState, StateError, type ParsedState } from './stateFile.js';
+import type { StateTarget } from './stateJson.js';
 
 /** Read and check a state file (plain or gzip-compressed JSON). */
-export async function readStateFile(node: DevNode, path: string): Promise<ParsedState> {
+export async function readStateFile(node: StateTarget, path: string): Promise<ParsedState> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);

@@ -25,7 +25,20 @@ import { Address, KECCAK256_RLP, bytesToHex, createAccountFromRLP, equalsBytes, 
 import { ChainError } from '../core/errors.js';
 import { keccak256 } from '../core/keccak.js';
 import { dumpPool } from '../pool/poolFile.js';
-import type { DevNode } from '../node.js';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import type { BlockStore } from '../head/store.js';
+import type { TxPool } from '../pool/txpool.js';
+
+/** What a dump reads: the live state and its trie, the keys' preimages, the blocks, the pool and the clock. */
+export interface DumpSource {
+  readonly store: BlockStore;
+  readonly pool: TxPool;
+  readonly stateTrie: MerklePatriciaTrie;
+  readonly preimages: { get(hashedKeyHex: string): Uint8Array | undefined };
+  readonly config: { readonly chainId: bigint; readonly hardfork: string };
+  readonly clock: { readonly offset: bigint };
+  withLiveState<T>(fn: (sm: MerkleStateManager) => Promise<T>): Promise<T>;
+}
 import type { MinedTx, StoredBlock } from '../core/types.js';
 import { NODE_RPC_FORMAT, exitOf, type NodeRpcExtension } from './stateJson.js';
 
@@ -74,12 +87,12 @@ class Writer {
 }
 
 /** The node's state and history as the text of a state document (anvil's format). */
-export async function dumpStateText(node: DevNode, generator: string): Promise<string> {
+export async function dumpStateText(node: DumpSource, generator: string): Promise<string> {
   return (await dumpStateChunks(node, generator)).join('');
 }
 
 /** The text of a state document in chunks (written to a file one after another). */
-export async function dumpStateChunks(node: DevNode, generator: string): Promise<string[]> {
+export async function dumpStateChunks(node: DumpSource, generator: string): Promise<string[]> {
   const out = new Writer();
   return node.withLiveState(async (sm) => {
     const stateRoot = await sm.getStateRoot();

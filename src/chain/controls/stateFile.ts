@@ -14,12 +14,27 @@
  */
 import { gunzipSync } from 'node:zlib';
 import { Account, KECCAK256_RLP, equalsBytes } from '@ethereumjs/util';
-import { EmptyRun } from '../mining/emptyRuns.js';
+import { EmptyRun } from '../head/emptyRuns.js';
 import { readyKeccak } from '../core/keccak.js';
-import type { DevNode } from '../node.js';
+import type { EventEmitter } from 'node:events';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import type { BlockStore } from '../head/store.js';
+import type { NextBlock } from '../owners/nextBlock.js';
+import type { NodeEvents } from '../pool/events.js';
+import type { TxPool } from '../pool/txpool.js';
 import { parseAnvilState } from './stateAnvil.js';
 import { parseLegacyState } from './stateLegacy.js';
-import { StateError, type ParsedState } from './stateJson.js';
+import { StateError, type ParsedState, type StateTarget } from './stateJson.js';
+
+/** What loading a state changes: the blocks, the live state, the pool and the clock; snapshots of the old chain are forgotten. */
+export interface StateLoadHost {
+  readonly store: BlockStore;
+  readonly pool: TxPool;
+  readonly events: EventEmitter<NodeEvents>;
+  readonly clock: NextBlock;
+  readonly history: { clearSnapshots(): void };
+  withLiveState<T>(fn: (sm: MerkleStateManager) => Promise<T>): Promise<T>;
+}
 
 export type { AccountJson, BlockJson, EmptyRunJson, TransactionJson, ReceiptJson, StateJson, NodeRpcExtension, ParsedState } from './stateJson.js';
 export { StateError } from './stateJson.js';
@@ -36,7 +51,7 @@ export function decodeStateBlob(blob: Uint8Array): string {
 }
 
 /** Check and decode a state document (anvil's format or this node's first one) without touching the node. */
-export async function parseState(node: DevNode, text: string, source = 'state'): Promise<ParsedState> {
+export async function parseState(node: StateTarget, text: string, source = 'state'): Promise<ParsedState> {
   const fail = (message: string): never => {
     throw new StateError(source, message);
   };
@@ -69,7 +84,7 @@ export interface LoadResult {
  * document's chain is longer (pool and snapshots are cleared then); its accounts are written over
  * the live state (each dumped account as dumped, others untouched).
  */
-export async function applyState(node: DevNode, parsed: ParsedState): Promise<LoadResult> {
+export async function applyState(node: StateLoadHost, parsed: ParsedState): Promise<LoadResult> {
   const chain = parsed.chain;
   const replace = chain !== undefined && (node.store.headNumber === 0n || chain.head > node.store.headNumber);
   if (chain?.entries.some((e) => e.kind !== 'block')) await readyKeccak();
@@ -83,8 +98,7 @@ export async function applyState(node: DevNode, parsed: ParsedState): Promise<Lo
       for (const p of node.pool.clear()) node.events.emit('dropped', p, 'replaced by a loaded state');
       for (const p of parsed.pool ?? []) node.pool.add(p);
       node.history.clearSnapshots();
-      node.clock.offset = chain.timeOffset;
-      node.clock.nextTimestamp = undefined;
+      node.clock.setOffset(chain.timeOffset);
       if (dropped.length) node.events.emit('reorg', dropped);
     }
     for (const a of parsed.accounts) {

@@ -1,9 +1,16 @@
 /** The state file's JSON shapes, what a parsed document gives, and the checked readers its loaders use for each field. */
 import { Address, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { ChainError } from '../core/errors.js';
-import type { PendingTx } from '../mining/block.js';
+import type { PendingTx } from '../pool/txpool.js';
 import type { PoolTxJson } from '../pool/poolFile.js';
 import type { StoredBlock } from '../core/types.js';
+import type { Common } from '@ethereumjs/common';
+
+/** What reading a state document checks it against: the chain it is loaded into. */
+export interface StateTarget {
+  readonly common: Common;
+  readonly config: { readonly chainId: bigint; readonly hardfork: string };
+}
 
 /** Version of the `nodeRpc` field this node writes in anvil's format (1 was this node's own format). */
 export const NODE_RPC_FORMAT = 2;

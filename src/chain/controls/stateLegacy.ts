@@ -8,15 +8,14 @@ import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import { Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import { parsePool } from '../pool/poolFile.js';
 import { withRecordedSender } from '../exec/request.js';
-import type { DevNode } from '../node.js';
 import type { RawLog, Receipt, StoredBlock } from '../core/types.js';
-import { bytesAt, objectAt, parseAccounts, quantityAt, type ParsedChainEntry, type ParsedState } from './stateJson.js';
+import { bytesAt, objectAt, parseAccounts, quantityAt, type ParsedChainEntry, type ParsedState, type StateTarget } from './stateJson.js';
 
 /** The first format's version. */
 export const STATE_VERSION = 1;
 
 /** Check and decode a document in this node's first format (a top-level "version": 1). */
-export function parseLegacyState(node: DevNode, d: Record<string, unknown>, fail: (m: string) => never): ParsedState {
+export function parseLegacyState(node: StateTarget, d: Record<string, unknown>, fail: (m: string) => never): ParsedState {
   if (d.version !== STATE_VERSION) return fail(`unsupported state version ${JSON.stringify(d.version)}: this node reads version ${STATE_VERSION} and anvil's format`);
   const accounts = parseAccounts(d.accounts, fail);
   const chainId = quantityAt(d.chainId, 'chainId', fail);
@@ -81,7 +80,7 @@ interface TxInfo {
 }
 
 function decodeBlock(
-  node: DevNode,
+  node: StateTarget,
   o: Record<string, unknown>,
   where: string,
   txInfo: Map<string, TxInfo>,

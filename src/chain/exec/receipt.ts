@@ -1,22 +1,8 @@
-/** A mined or simulated transaction's receipt, and the price rules it records. */
+/** A mined or simulated transaction's receipt (its price from the fee rules, fees/rules.ts). */
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { RunTxResult } from '@ethereumjs/vm';
 import type { Receipt } from '../core/types.js';
-
-/** Highest price per gas the sender offers. */
-export function feeCap(tx: TypedTransaction): bigint {
-  return 'maxFeePerGas' in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
-}
-
-/** Price per gas actually paid at `baseFee`. */
-export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefined): bigint {
-  if ('maxFeePerGas' in tx) {
-    const base = baseFee ?? 0n;
-    const withTip = base + tx.maxPriorityFeePerGas;
-    return withTip < tx.maxFeePerGas ? withTip : tx.maxFeePerGas;
-  }
-  return (tx as { gasPrice: bigint }).gasPrice;
-}
+import { effectiveGasPrice } from '../fees/rules.js';
 
 /** The node's receipt of a transaction's run (mined blocks, simulated ones). */
 export function receiptOf(tx: TypedTransaction, result: RunTxResult, baseFee: bigint | undefined, cumulativeGasUsed: bigint, firstLogIndex: number, blobGasPrice?: bigint): Receipt {

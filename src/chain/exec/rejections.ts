@@ -13,6 +13,7 @@ import type { Address } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import { txGasCap } from '../engine/common.js';
 import { ChainError } from '../core/errors.js';
+import { feeCap } from '../fees/rules.js';
 
 export type RejectionKind =
   | 'gas-limit-too-high'
@@ -67,7 +68,7 @@ export async function rejectionOf(vm: VM, tx: TypedTransaction, from: Address, c
   if (tx.gasLimit < intrinsic) return new TxRejected('intrinsic-gas', `intrinsic gas too low: have ${tx.gasLimit}, want ${intrinsic}`);
   if (tx.gasLimit < floor) return new TxRejected('floor-data-gas', `insufficient gas for floor data gas cost: have ${tx.gasLimit}, want ${floor}`);
   const baseFee = checks.baseFee;
-  const cap = 'maxFeePerGas' in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
+  const cap = feeCap(tx);
   if (baseFee !== undefined && cap < baseFee) {
     return new TxRejected('fee-cap-below-base-fee', `max fee per gas less than block base fee: address ${who}, maxFeePerGas: ${cap}, baseFee: ${baseFee}`);
   }

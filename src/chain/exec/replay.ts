@@ -19,6 +19,12 @@ export interface ReplayHost {
   vmAt(stateRoot: Uint8Array, at: StoredBlock): Promise<VM>;
 }
 
+/** What a replay opens: the blocks, and a private VM at a state of one of them. */
+export interface ReplayHost {
+  readonly store: { byNumber(n: bigint): StoredBlock | undefined };
+  vmAt(stateRoot: Uint8Array, at: StoredBlock): Promise<VM>;
+}
+
 /** A block being re-executed: `vm` holds the state before the next transaction to run. */
 export class BlockReplay {
   private next = 0;

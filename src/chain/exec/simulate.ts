@@ -22,6 +22,7 @@ import { withFakeSender } from './request.js';
 import { revertMessage } from './revertData.js';
 import { receiptOf } from './receipt.js';
 import type { BlockOverrides, MinedTx, RawLog, StateOverrides, StoredBlock, TxRequest } from '../core/types.js';
+import { feeCap } from '../fees/rules.js';
 
 /** geth's limits: blocks per request, and seconds between blocks when the caller gives no time. */
 export const MAX_SIMULATE_BLOCKS = 256;
@@ -100,7 +101,7 @@ async function validate(vm: VM, tx: TypedTransaction, from: Address, header: Blo
   if (tx.nonce < account.nonce) fail(-38010, `nonce too low: address ${from.toString()}, tx: ${tx.nonce} state: ${account.nonce}`);
   if (tx.nonce > account.nonce) fail(-38011, `nonce too high: address ${from.toString()}, tx: ${tx.nonce} state: ${account.nonce}`);
   const baseFee = header.baseFeePerGas ?? 0n;
-  const cap = 'maxFeePerGas' in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
+  const cap = feeCap(tx);
   if (cap < baseFee) fail(-38012, `max fee per gas less than block base fee: address ${from.toString()}, maxFeePerGas: ${cap}, baseFee: ${baseFee}`);
   const cost = tx.gasLimit * cap + tx.value;
   if (account.balance < cost) fail(-38014, `insufficient funds for gas * price + value: address ${from.toString()} have ${account.balance} want ${cost}`);

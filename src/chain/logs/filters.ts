@@ -16,9 +16,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ChainError } from '../core/errors.js';
+import type { Owner } from '../core/owner.js';
 import { LogMatcher, type LogIndex, type DroppedBlock, type LogChange, type LogCriteria, type LogEntry } from './logIndex.js';
-import type { PendingTx } from '../mining/block.js';
-import type { ChainFeed } from '../feed.js';
+import type { PendingTx } from '../pool/txpool.js';
+import type { ChainFeed } from '../pool/events.js';
 
 export const DEFAULT_FILTER_TIMEOUT_MS = 5 * 60_000;
 /** Block hashes a block-filter poll computes per I/O turn. */
@@ -71,7 +72,8 @@ export function randomId(): string {
 
 const notFound = () => new ChainError('filter not found');
 
-export class FilterRegistry {
+export class FilterRegistry implements Owner<void> {
+  readonly name = 'filters';
   private readonly filters = new Map<string, Filter>();
   private readonly byOwner = new Map<object, Set<string>>();
   private cursorFilters = 0;
@@ -352,4 +354,15 @@ export class FilterRegistry {
   close(): void {
     for (const f of [...this.filters.values()]) this.remove(f);
   }
+
+  /**
+   * Filters follow the chain rather than being rolled back with it: a revert or reset reports the
+   * dropped blocks to them (`reorg`), and they report those logs removed, as geth and anvil do.
+   * So a snapshot records nothing of them, and a revert or reset leaves them installed.
+   */
+  snapshot(): void {}
+
+  restore(): void {}
+
+  reset(): void {}
 }

@@ -17,7 +17,7 @@
 import { EventEmitter } from 'node:events';
 import { bytesToHex } from '@ethereumjs/util';
 import { ChainError } from '../core/errors.js';
-import type { ChainFeed } from '../feed.js';
+import type { ChainFeed } from '../pool/events.js';
 import type { BlockRef, StoredBlock } from '../core/types.js';
 import { LogMatcher, TooManyLogsError } from './matcher.js';
 import type { DroppedBlock, LogCriteria, LogEntry } from './logTypes.js';

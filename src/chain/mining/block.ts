@@ -1,21 +1,15 @@
 /** Builds one block from a list of ready transactions on the live VM. */
 import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, MAX_RLP_BLOCK_SIZE, bytesToHex } from '@ethereumjs/util';
+import { MAX_RLP_BLOCK_SIZE, bytesToHex, type Address } from '@ethereumjs/util';
 import { buildBlock, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { ChainError } from '../core/errors.js';
 import { asSender } from '../exec/call.js';
 import { TxRejected, engineRejection, runChecked, type RunChecks } from '../exec/rejections.js';
 import type { MinedTx, StoredBlock } from '../core/types.js';
 import { receiptOf } from '../exec/receipt.js';
-
-/** A transaction whose sender is known (recovered once, or impersonated). */
-export interface PendingTx {
-  tx: TypedTransaction;
-  from: Address;
-  hash: Uint8Array;
-  hashHex: string;
-}
+import { baseFeeAfter } from '../fees/rules.js';
+import type { PendingTx } from '../pool/txpool.js';
 
 export interface BlockEnv {
   timestamp: bigint;
@@ -54,7 +48,7 @@ export async function mineBlock(vm: VM, parent: Block, txs: readonly PendingTx[]
   const included: Array<{ ptx: PendingTx; result: RunTxResult }> = [];
   const skipped: MineOutcome['skipped'] = [];
   const checks: RunChecks = {
-    baseFee: env.baseFeePerGas ?? (vm.common.isActivatedEIP(1559) ? parent.header.calcNextBaseFee() : undefined),
+    baseFee: baseFeeAfter(parent.header, vm.common.isActivatedEIP(1559), env.baseFeePerGas),
     blobGasPrice: () => parent.header.calcNextBlobGasPrice(vm.common),
   };
   // EIP-7934 (Osaka on): the block's RLP may not exceed MAX_RLP_BLOCK_SIZE; what no longer fits waits.

@@ -2,21 +2,40 @@
  * Mining: which pool transactions go into the next block and in what order, building it on the
  * live state, automine and interval mining, and runs of empty blocks (anvil_mine of many).
  */
+import type { EventEmitter } from 'node:events';
 import type { Block } from '@ethereumjs/block';
 import { createAddressFromString, equalsBytes } from '@ethereumjs/util';
+import type { VM } from '@ethereumjs/vm';
 import { ConsoleWatch } from '../exec/console.js';
 import { TxRejected } from '../exec/rejections.js';
 import { readyKeccak } from '../core/keccak.js';
-import type { NodeParts } from '../parts.js';
-import type { PoolContent } from '../pool/txpool.js';
+import type { Lock } from '../core/lock.js';
+import type { ForkLink, NodeStateManager } from '../engine/forkState.js';
+import type { BlockStore } from '../head/store.js';
+import type { NextBlock } from '../owners/nextBlock.js';
+import type { MiningMode } from '../owners/miningMode.js';
+import type { NodeEvents } from '../pool/events.js';
+import type { PendingTx, PoolContent, TxPool } from '../pool/txpool.js';
 import type { StoredBlock } from '../core/types.js';
-import { mineBlock, type BlockEnv, type PendingTx } from './block.js';
-import { EmptyRun, LAZY_RUN_MIN, emptyBlocksKeepState } from './emptyRuns.js';
+import { mineBlock, type BlockEnv } from './block.js';
+import { EmptyRun, LAZY_RUN_MIN, emptyBlocksKeepState } from '../head/emptyRuns.js';
+
+/** What mining works on: the live state and VM, the blocks, the pool, and the owners of the next block's settings. */
+export interface MiningHost {
+  readonly events: EventEmitter<NodeEvents>;
+  readonly store: BlockStore;
+  readonly state: NodeStateManager;
+  readonly vm: VM;
+  readonly lock: Lock;
+  readonly forkLink: ForkLink;
+  readonly clock: NextBlock;
+  readonly fees: { pendingBaseFee(): bigint | undefined };
+  readonly pool: TxPool;
+  readonly mining: MiningMode;
+}
 
 export class Mining {
-  private intervalTimer: NodeJS.Timeout | undefined;
-
-  constructor(private readonly n: NodeParts) {}
+  constructor(private readonly n: MiningHost) {}
 
   /** Mine one block on the live state from `txs` (caller holds the lock). */
   async mine(txs: PendingTx[], requireAll: boolean): Promise<StoredBlock> {
@@ -31,7 +50,7 @@ export class Mining {
     let outcome;
     try {
       outcome = await mineBlock(this.n.vm, parent, txs, this.nextEnv(parent), requireAll);
-      this.n.nextBaseFeeOverride = undefined;
+      this.n.clock.mined();
     } finally {
       consoleWatch?.stop();
     }
@@ -49,12 +68,13 @@ export class Mining {
   }
 
   private nextEnv(parent: Block): BlockEnv {
+    const clock = this.n.clock;
     return {
-      timestamp: this.n.clock.next(parent.header.timestamp),
-      coinbase: this.n.coinbase,
-      gasLimit: this.n.blockGasLimit,
-      baseFeePerGas: this.n.pendingBaseFee(),
-      prevRandao: this.n.prevRandao,
+      timestamp: clock.next(parent.header.timestamp),
+      coinbase: clock.coinbase,
+      gasLimit: clock.gasLimit,
+      baseFeePerGas: this.n.fees.pendingBaseFee(),
+      prevRandao: clock.prevRandao,
       parentHash: this.n.store.head.hash,
     };
   }
@@ -74,14 +94,15 @@ export class Mining {
   async nextBlockTxs(): Promise<PendingTx[]> {
     if (this.n.pool.size === 0) return [];
     const nonces = await this.senderNonces();
-    const baseFee = this.n.pendingBaseFee();
+    const baseFee = this.n.fees.pendingBaseFee();
+    const gasLimit = this.n.clock.gasLimit;
     const picked: PendingTx[] = [];
     const blocked = new Set<string>();
     let gas = 0n;
     for (const p of this.n.pool.ordered(nonces, this.n.mining.order, baseFee)) {
       const sender = p.from.toString();
       // Overflow stays pending; a sender's later nonces cannot go in once one was left out.
-      if (blocked.has(sender) || gas + p.tx.gasLimit > this.n.blockGasLimit) {
+      if (blocked.has(sender) || gas + p.tx.gasLimit > gasLimit) {
         blocked.add(sender);
         continue;
       }
@@ -105,10 +126,15 @@ export class Mining {
     return nonces;
   }
 
-  /** Turn automine on or off; turning it on mines what waits in the pool. */
+  /**
+   * Turn automine on or off; turning it on mines what waits in the pool. In request order, as every
+   * control: a snapshot asked for before this call keeps the mode it found.
+   */
   async setAutomine(on: boolean): Promise<void> {
-    this.n.mining.auto = on;
-    if (on && this.n.pool.size > 0) await this.mineNow();
+    await this.n.lock.run(async () => {
+      this.n.mining.setAuto(on);
+      if (on && this.n.pool.size > 0) await this.minePool();
+    });
   }
 
   /**
@@ -116,28 +142,13 @@ export class Mining {
    * drawn from [ms, maxMs] (hardhat's range form).
    */
   setIntervalMining(ms: number, maxMs?: number): void {
-    if (this.intervalTimer) clearInterval(this.intervalTimer);
-    this.intervalTimer = undefined;
-    this.n.mining.intervalMs = ms > 0 ? ms : undefined;
-    this.n.mining.intervalMaxMs = ms > 0 && maxMs !== undefined && maxMs > ms ? maxMs : undefined;
-    const tick = () => {
-      this.mineNow().catch((err) => this.n.events.emit('error', err as Error));
-    };
-    const max = this.n.mining.intervalMaxMs;
-    if (ms > 0 && max === undefined) {
-      this.intervalTimer = setInterval(tick, ms);
-      this.intervalTimer.unref();
-    } else if (ms > 0 && max !== undefined) {
-      const next = () => {
-        this.intervalTimer = setTimeout(() => {
-          tick();
-          next();
-        }, ms + Math.floor(Math.random() * (max - ms + 1)));
-        this.intervalTimer.unref();
-      };
-      next();
-    }
+    this.n.mining.setInterval(ms, maxMs);
   }
+
+  /** One interval tick: a block from the pool; a failure is reported as an `error` event. */
+  readonly tick = (): void => {
+    this.mineNow().catch((err) => this.n.events.emit('error', err as Error));
+  };
 
   /**
    * Mine `count` blocks (evm_mine, anvil_mine, hardhat_mine). Waiting transactions go into the
@@ -155,7 +166,7 @@ export class Mining {
       let left = count;
       if (!detailed && left >= LAZY_RUN_MIN && (await this.extendEmptyRun(left, interval))) return mined;
       while (left > 0) {
-        if (interval !== undefined && mined.length > 0) this.n.clock.nextTimestamp = mined[mined.length - 1].block.header.timestamp + interval;
+        if (interval !== undefined && mined.length > 0) this.n.clock.setNextUnchecked(mined[mined.length - 1].block.header.timestamp + interval);
         const b = await this.minePool();
         mined.push(b);
         left--;
@@ -175,15 +186,16 @@ export class Mining {
   /** Continue the run at the head when the next blocks would follow its recipe exactly. */
   private async extendEmptyRun(count: number, interval: bigint | undefined): Promise<boolean> {
     const run = this.n.store.headRun;
-    if (!run || this.n.pool.size > 0 || this.n.nextBaseFeeOverride !== undefined || this.n.clock.nextTimestamp !== undefined) return false;
+    const clock = this.n.clock;
+    if (!run || this.n.pool.size > 0 || clock.baseFee !== undefined || clock.nextTimestamp !== undefined) return false;
     const t = run.template;
     const lastTs = run.timestampAt(run.count - 1);
     const same =
-      (interval ?? this.n.clock.interval ?? 1n) === run.interval &&
-      this.n.clock.next(lastTs) === lastTs + run.interval &&
-      this.n.coinbase.equals(t.coinbase) &&
-      this.n.blockGasLimit === t.gasLimit &&
-      equalsBytes(this.n.prevRandao, t.mixHash) &&
+      (interval ?? clock.interval ?? 1n) === run.interval &&
+      clock.next(lastTs) === lastTs + run.interval &&
+      clock.coinbase.equals(t.coinbase) &&
+      clock.gasLimit === t.gasLimit &&
+      equalsBytes(clock.prevRandao, t.mixHash) &&
       equalsBytes(await this.n.state.getStateRoot(), t.stateRoot);
     if (!same) return false;
     const first = run.last + 1n;
@@ -194,7 +206,7 @@ export class Mining {
 
   private afterRun(run: EmptyRun, interval: bigint | undefined, first = run.first): void {
     // As with timestamped blocks, the clock continues from the last block's time.
-    if (interval !== undefined) this.n.clock.offset += run.timestampAt(run.count - 1) - this.n.clock.now();
+    if (interval !== undefined) this.n.clock.increase(run.timestampAt(run.count - 1) - this.n.clock.now());
     this.n.events.emit('emptyBlocks', first, run.last);
   }
 }

@@ -14,18 +14,32 @@ import { headerFields } from '../exec/blockContext.js';
 import { asSender } from '../exec/call.js';
 import { feesOf, runChecked } from '../exec/rejections.js';
 import { withPrefetch } from '../fork/prefetch.js';
-import type { NodeParts } from '../parts.js';
+import type { Lock } from '../core/lock.js';
 import type { StoredBlock } from '../core/types.js';
-import type { PendingTx } from './block.js';
+import type { NodeStateManager } from '../engine/forkState.js';
+import type { BlockStore } from '../head/store.js';
+import type { NextBlock } from '../owners/nextBlock.js';
+import type { PendingTx } from '../pool/txpool.js';
 import type { Mining } from './mining.js';
+
+/** What the pending block is made of: the head, the live state and VM, and the next block's settings and base fee. */
+export interface PendingHost {
+  readonly store: BlockStore;
+  readonly state: NodeStateManager;
+  readonly vm: VM;
+  readonly common: Common;
+  readonly lock: Lock;
+  readonly clock: NextBlock;
+  readonly fees: { pendingBaseFee(): bigint | undefined };
+}
 
 export class PendingBlock {
   /** The last pending header built, and what it was built from. */
   private cached: { key: string; common: Common; block: Block } | undefined;
 
   constructor(
-    private readonly n: NodeParts,
-    private readonly miner: Mining,
+    private readonly n: PendingHost,
+    private readonly miner: Pick<Mining, 'nextBlockTxs'>,
   ) {}
 
   /**
@@ -35,10 +49,11 @@ export class PendingBlock {
    */
   header(parent: StoredBlock = this.n.store.head): Block {
     const n = this.n;
+    const clock = n.clock;
     const h = parent.block.header;
-    const timestamp = n.clock.peek(h.timestamp);
-    const baseFee = n.pendingBaseFee();
-    const key = `${parent.hashHex}/${timestamp}/${n.blockGasLimit}/${n.coinbase.toString()}/${bytesToHex(n.prevRandao)}/${baseFee}`;
+    const timestamp = clock.peek(h.timestamp);
+    const baseFee = n.fees.pendingBaseFee();
+    const key = `${parent.hashHex}/${timestamp}/${clock.gasLimit}/${clock.coinbase.toString()}/${bytesToHex(clock.prevRandao)}/${baseFee}`;
     const common = n.common;
     if (this.cached?.key === key && this.cached.common === common) return this.cached.block;
     const blobs = common.isActivatedEIP(4844);
@@ -49,10 +64,10 @@ export class PendingBlock {
           parentHash: parent.hash,
           number: parent.number + 1n,
           timestamp,
-          gasLimit: n.blockGasLimit,
+          gasLimit: clock.gasLimit,
           gasUsed: 0n,
-          coinbase: n.coinbase,
-          mixHash: n.prevRandao,
+          coinbase: clock.coinbase,
+          mixHash: clock.prevRandao,
           baseFeePerGas: baseFee,
           excessBlobGas: blobs ? h.calcNextExcessBlobGas(common) : undefined,
           blobGasUsed: blobs ? 0n : undefined,

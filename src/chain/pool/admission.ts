@@ -6,7 +6,7 @@ import { bytesToBigInt, type Address } from '@ethereumjs/util';
 import { txCommon } from '../engine/common.js';
 import { ChainError } from '../core/errors.js';
 import { checkInitCodeSize } from '../exec/rejections.js';
-import { feeCap } from '../exec/receipt.js';
+import { feeCap } from '../fees/rules.js';
 
 const TYPED = new Set<number>([TransactionType.AccessListEIP2930, TransactionType.FeeMarketEIP1559, TransactionType.BlobEIP4844, TransactionType.EOACodeEIP7702]);
 

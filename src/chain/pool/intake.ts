@@ -3,26 +3,55 @@
  * ones from impersonated senders; admission checks, then the pool (and with automine, a block).
  * Requests from one sender are taken in arrival order, so nonces are consecutive.
  */
+import type { EventEmitter } from 'node:events';
+import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Account, bytesToHex, createZeroAddress, type Address } from '@ethereumjs/util';
-import { DEFAULT_TIP } from '../core/config.js';
 import { txGasCap } from '../engine/common.js';
+import type { NodeStateManager } from '../engine/forkState.js';
 import { ChainError, TxFailedError } from '../core/errors.js';
+import type { Lock } from '../core/lock.js';
 import { revertMessage } from '../exec/revertData.js';
 import { unsignedTx, withFakeSender } from '../exec/request.js';
-import type { Mining } from '../mining/mining.js';
-import type { PendingTx } from '../mining/block.js';
-import type { NodeParts } from '../parts.js';
-import { LATEST, PENDING, type Receipt, type TxRequest } from '../core/types.js';
+import type { Fees } from '../fees/fees.js';
+import type { BlockStore } from '../head/store.js';
+import type { Accounts } from '../owners/accounts.js';
+import type { MiningMode } from '../owners/miningMode.js';
+import type { NextBlock } from '../owners/nextBlock.js';
+import type { NodeEvents } from './events.js';
+import type { PendingTx, TxPool } from './txpool.js';
+import { LATEST, PENDING, type BlockRef, type Receipt, type StoredBlock, type TxRequest } from '../core/types.js';
 import type { DevAccount } from '../wallet/accounts.js';
 import { checkAdmission, decodeRawTx, recoverSender } from './admission.js';
+
+/** What intake works on: the chain's rules, the pool and the owners that decide what a sender may send and at what price. */
+export interface IntakeHost {
+  readonly common: Common;
+  readonly config: { readonly chainId: bigint };
+  readonly store: BlockStore;
+  readonly state: NodeStateManager;
+  readonly lock: Lock;
+  readonly events: EventEmitter<NodeEvents>;
+  readonly pool: TxPool;
+  readonly clock: NextBlock;
+  readonly fees: Fees;
+  readonly wallet: Accounts;
+  readonly mining: MiningMode;
+  getNonce(address: Address, ref: BlockRef): Promise<bigint>;
+  estimateGas(req: TxRequest, ref: BlockRef): Promise<bigint>;
+}
+
+/** Mines a block of exactly the given transactions (automine). */
+export interface TxMiner {
+  mine(txs: PendingTx[], requireAll: boolean): Promise<StoredBlock>;
+}
 
 export class Intake {
   private readonly senderQueues = new Map<string, Promise<unknown>>();
 
   constructor(
-    private readonly n: NodeParts,
-    private readonly miner: Mining,
+    private readonly n: IntakeHost,
+    private readonly miner: TxMiner,
   ) {}
 
   /** Accept a signed transaction and mine it; resolves once its block exists. */
@@ -37,7 +66,7 @@ export class Intake {
 
   /** Fill, sign with the dev key of `from` (or send unsigned from an impersonated one), and submit. */
   async sendTransaction(req: TxRequest): Promise<Uint8Array> {
-    if (req.from && !this.n.keys.has(req.from.toString())) return this.sendUnsigned(req);
+    if (req.from && !this.n.wallet.keys.has(req.from.toString())) return this.sendUnsigned(req);
     return this.inSenderOrder(req.from, async () => {
       const tx = await this.signTransaction(req);
       const hash = tx.hash();
@@ -79,7 +108,7 @@ export class Intake {
   /** The dev account for `from`, or geth's `unknown account`. */
   keyOf(from: Address | undefined): DevAccount {
     if (!from) throw new ChainError('missing from address', undefined, -32602);
-    const key = this.n.keys.get(from.toString());
+    const key = this.n.wallet.keys.get(from.toString());
     if (!key) throw new ChainError(`unknown account ${from.toString()}`);
     return key;
   }
@@ -94,13 +123,10 @@ export class Intake {
     // Types 0 and 1 pay a gas price, whatever else the request leaves out.
     const legacy = req.gasPrice !== undefined || (req.type !== undefined && req.type < 2) || !this.n.common.isActivatedEIP(1559);
     if (legacy) {
-      out.gasPrice ??= this.n.gasPrice();
+      out.gasPrice ??= this.n.fees.gasPrice();
     } else {
-      out.maxPriorityFeePerGas ??= DEFAULT_TIP;
-      if (out.maxFeePerGas === undefined) {
-        const suggested = this.n.nextBaseFee() * 2n + out.maxPriorityFeePerGas;
-        out.maxFeePerGas = suggested > this.n.config.gasPriceFloor ? suggested : this.n.config.gasPriceFloor;
-      }
+      out.maxPriorityFeePerGas ??= this.n.fees.maxPriorityFeePerGas();
+      out.maxFeePerGas ??= this.n.fees.feeCapFor(out.maxPriorityFeePerGas);
     }
     // In the block it is meant for, as anvil estimates it (the time, number and state it will see).
     if (out.gas === undefined) out.gas = await this.n.estimateGas(out, PENDING);
@@ -118,8 +144,8 @@ export class Intake {
       checkAdmission(ptx.tx, ptx.from, {
         nonce: account.nonce,
         balance: account.balance,
-        baseFee: this.n.pendingBaseFee(),
-        blockGasLimit: this.n.blockGasLimit,
+        baseFee: this.n.fees.pendingBaseFee(),
+        blockGasLimit: this.n.clock.gasLimit,
         txGasCap: txGasCap(this.n.common),
       });
       const replaced = this.n.pool.add(ptx);
@@ -148,7 +174,7 @@ export class Intake {
 
   /** Whether `from` may send without a key. */
   isImpersonated(from: Address): boolean {
-    return this.n.autoImpersonate || this.n.impersonated.has(from.toString());
+    return this.n.wallet.canSendUnsigned(from.toString());
   }
 
   /**
@@ -158,7 +184,7 @@ export class Intake {
   async sendUnsigned(req: TxRequest): Promise<Uint8Array> {
     const from = req.from;
     if (!from) throw new ChainError('missing from address', undefined, -32602);
-    if (!this.isImpersonated(from) && !this.n.keys.has(from.toString())) {
+    if (!this.isImpersonated(from) && !this.n.wallet.keys.has(from.toString())) {
       throw new ChainError(`unknown account ${from.toString()}: not a dev account and not impersonated (anvil_impersonateAccount)`);
     }
     return this.inSenderOrder(from, async () => {
@@ -177,10 +203,10 @@ export class Intake {
     }
     const from = tx.from;
     if (!from) throw new ChainError('missing from address', undefined, -32602);
-    if (!this.n.keys.has(from.toString()) && !this.isImpersonated(from)) throw new ChainError(`unknown account ${from.toString()}: not a dev account and not impersonated (anvil_impersonateAccount)`);
+    if (!this.n.wallet.keys.has(from.toString()) && !this.isImpersonated(from)) throw new ChainError(`unknown account ${from.toString()}: not a dev account and not impersonated (anvil_impersonateAccount)`);
     const nonce = tx.nonce ?? (await this.n.getNonce(from, LATEST)) + BigInt(earlier.filter((p) => p.from.equals(from)).length);
     const req = { ...tx, nonce };
-    const signed = this.n.keys.has(from.toString()) ? await this.signTransaction(req) : withFakeSender(await this.fill(req), this.n.common, from);
+    const signed = this.n.wallet.keys.has(from.toString()) ? await this.signTransaction(req) : withFakeSender(await this.fill(req), this.n.common, from);
     const hash = signed.hash();
     return { tx: signed, from, hash, hashHex: bytesToHex(hash) };
   }

@@ -5,7 +5,7 @@
 import { createTxFromRLP } from '@ethereumjs/tx';
 import { bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util';
 import type { Common } from '@ethereumjs/common';
-import type { PendingTx } from '../mining/block.js';
+import type { PendingTx } from './txpool.js';
 import { withRecordedSender } from '../exec/request.js';
 import type { TxPool } from './txpool.js';
 

@@ -1,13 +1,25 @@
 /**
- * The transaction pool: per-sender nonce-ordered lists. A transaction is pending (executable) when
- * every nonce from the sender's state nonce up to it is present, queued otherwise. Replacement of
- * the same sender and nonce needs a 10% higher fee cap and tip (geth's price bump).
+ * The transaction pool, the owner of the transactions waiting for a block: per-sender
+ * nonce-ordered lists. A transaction is pending (executable) when every nonce from the sender's
+ * state nonce up to it is present, queued otherwise. Replacement of the same sender and nonce
+ * needs a 10% higher fee cap and tip (geth's price bump, fees/rules.ts).
  */
+import type { TypedTransaction } from '@ethereumjs/tx';
+import type { Address } from '@ethereumjs/util';
 import { ChainError } from '../core/errors.js';
-import type { PendingTx } from '../mining/block.js';
-import { feeCap } from '../exec/receipt.js';
+import type { Owner } from '../core/owner.js';
+import { effectiveTip, outbids } from '../fees/rules.js';
+import type { BlockOrder } from '../owners/miningMode.js';
 
-export const PRICE_BUMP_PERCENT = 10n;
+export type { BlockOrder } from '../owners/miningMode.js';
+
+/** A transaction whose sender is known (recovered once, or impersonated). */
+export interface PendingTx {
+  tx: TypedTransaction;
+  from: Address;
+  hash: Uint8Array;
+  hashHex: string;
+}
 
 export interface PoolLimits {
   /** Transactions one sender may have in the pool (pending + queued). */
@@ -17,10 +29,6 @@ export interface PoolLimits {
 }
 
 export const DEFAULT_POOL_LIMITS: PoolLimits = { perSender: 1024, global: 8192 };
-
-export type BlockOrder = 'fees' | 'fifo';
-
-const tipOf = (p: PendingTx): bigint => ('maxPriorityFeePerGas' in p.tx ? p.tx.maxPriorityFeePerGas : feeCap(p.tx));
 
 /** The pool's transactions by sender (lowercase address), each list in nonce order. */
 export interface PoolContent {
@@ -34,12 +42,26 @@ interface Entry {
   seq: number;
 }
 
-export class TxPool {
+export class TxPool implements Owner<PendingTx[]> {
+  readonly name = 'pool';
   private readonly senders = new Map<string, Map<bigint, Entry>>();
   private readonly hashes = new Map<string, Entry>();
   private seq = 0;
 
-  constructor(readonly limits: PoolLimits = DEFAULT_POOL_LIMITS) {}
+  /** `dropped` hears of every transaction reset takes out. */
+  constructor(
+    private poolLimits: PoolLimits = DEFAULT_POOL_LIMITS,
+    private readonly dropped: (p: PendingTx, reason: string) => void = () => {},
+  ) {}
+
+  get limits(): PoolLimits {
+    return this.poolLimits;
+  }
+
+  /** New limits for transactions added from now on (those in the pool stay). */
+  setLimits(limits: PoolLimits): void {
+    this.poolLimits = limits;
+  }
 
   get size(): number {
     return this.hashes.size;
@@ -60,10 +82,7 @@ export class TxPool {
     let list = this.senders.get(sender);
     const old = list?.get(ptx.tx.nonce);
     if (old) {
-      const bump = (v: bigint) => v + (v * PRICE_BUMP_PERCENT) / 100n;
-      if (feeCap(ptx.tx) < bump(feeCap(old.ptx.tx)) || tipOf(ptx) < bump(tipOf(old.ptx))) {
-        throw new ChainError('replacement transaction underpriced');
-      }
+      if (!outbids(ptx.tx, old.ptx.tx)) throw new ChainError('replacement transaction underpriced');
     } else {
       if ((list?.size ?? 0) >= this.limits.perSender) {
         throw new ChainError(`txpool is full for sender ${sender}: at most ${this.limits.perSender} transactions per account`);
@@ -142,12 +161,7 @@ export class TxPool {
       const pending = this.split(sender, stateNonces.get(sender) ?? 0n).pending;
       if (pending.length) queues.push(pending.map((p) => this.hashes.get(p.hashHex)!));
     }
-    const effTip = (e: Entry) => {
-      const cap = feeCap(e.ptx.tx);
-      const base = baseFee ?? 0n;
-      const tip = tipOf(e.ptx);
-      return cap - base < tip ? cap - base : tip;
-    };
+    const effTip = (e: Entry) => effectiveTip(e.ptx.tx, baseFee);
     const out: PendingTx[] = [];
     for (;;) {
       let best = -1;
@@ -166,10 +180,19 @@ export class TxPool {
     return [...this.hashes.values()].sort((a, b) => a.seq - b.seq).map((e) => e.ptx);
   }
 
-  /** Copy for snapshots (transactions are immutable and shared). */
-  clone(): TxPool {
-    const copy = new TxPool(this.limits);
-    for (const ptx of this.all()) copy.add(ptx);
-    return copy;
+  /** The transactions in arrival order (they are immutable and shared). */
+  snapshot(): PendingTx[] {
+    return this.all();
+  }
+
+  /** Hold exactly the transactions of a snapshot, in their arrival order. */
+  restore(s: readonly PendingTx[]): void {
+    this.clear();
+    for (const ptx of s) this.add(ptx);
+  }
+
+  /** Empty the pool; each transaction is reported dropped. */
+  reset(): void {
+    for (const p of this.clear()) this.dropped(p, 'reset');
   }
 }

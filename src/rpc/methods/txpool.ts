@@ -4,10 +4,10 @@
  * `queued` those behind a nonce gap.
  */
 import { toChecksumAddress } from '@ethereumjs/util';
-import type { PendingTx } from '../../chain/mining/block.js';
+import type { PendingTx } from '../../chain/pool/txpool.js';
 import type { PoolReads } from '../../chain/api.js';
 import type { PoolContent } from '../../chain/pool/txpool.js';
-import { feeCap } from '../../chain/exec/receipt.js';
+import { feeCap } from '../../chain/fees/rules.js';
 import { qty } from '../../format/hex.js';
 import { formatTx, PENDING } from '../../format/tx.js';
 import { address } from '../codecs.js';

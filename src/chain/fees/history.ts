@@ -1,6 +1,5 @@
 /** eth_feeHistory over stored blocks: base fees, gas used ratios and reward percentiles. */
-import type { BlockStore } from './store.js';
-import type { StoredBlock } from './core/types.js';
+import type { StoredBlock } from '../core/types.js';
 
 export interface FeeHistory {
   oldestBlock: bigint;
@@ -11,9 +10,17 @@ export interface FeeHistory {
   reward?: bigint[][];
 }
 
+/** The blocks fee history reads. */
+export interface FeeStore {
+  readonly head: StoredBlock;
+  /** Number of the first block held (the fork block on a forked chain). */
+  readonly base: bigint;
+  range(first: bigint, last: bigint): Iterable<StoredBlock>;
+}
+
 interface FeeSource {
-  store: BlockStore;
-  common: { isActivatedEIP(eip: number): boolean; param(name: string): bigint };
+  readonly store: FeeStore;
+  readonly common: { isActivatedEIP(eip: number): boolean; param(name: string): bigint };
 }
 
 export function feeHistory(node: FeeSource, count: number, newest: StoredBlock, percentiles: number[] | undefined): FeeHistory {

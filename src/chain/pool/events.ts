@@ -4,9 +4,9 @@
  * it back.
  */
 import type { EventEmitter } from 'node:events';
-import type { PendingTx } from './mining/block.js';
-import type { BlockStore } from './store.js';
-import type { BlockRef, MinedTx, StoredBlock } from './core/types.js';
+import type { PendingTx } from './txpool.js';
+import type { BlockStore } from '../head/store.js';
+import type { BlockRef, MinedTx, StoredBlock } from '../core/types.js';
 
 export interface NodeEvents {
   /** A block was added to the chain. */

@@ -6,8 +6,8 @@
  * background meanwhile. Virtual blocks carry no transactions, so anything that scans for
  * transactions or logs can skip them with `realBlocks()` / `isVirtual()`.
  */
-import type { EmptyRun } from './mining/emptyRuns.js';
-import type { MinedTx, StoredBlock } from './core/types.js';
+import type { EmptyRun } from './emptyRuns.js';
+import type { MinedTx, StoredBlock } from '../core/types.js';
 
 /** Materialized blocks of runs kept for reuse (the head is always kept). */
 const VIRTUAL_CACHE = 512;
