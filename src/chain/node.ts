@@ -96,7 +96,7 @@ export class DevNode implements ChainFeed, NodeParts {
   /** eth_call on worker threads (--call-workers); undefined: calls run on this thread only. */
   callWorkers: CallWorkers | undefined;
   /** The fork this chain runs on, if any (shared with the state manager and the EVM's history). */
-  readonly forkLink: ForkLink;
+  readonly forkLink: ForkLink<Fork>;
   /** The block settings the node started with (reset returns to them). */
   readonly defaults: BlockSettings;
   /** Block building, automine and interval mining. */
@@ -118,7 +118,7 @@ export class DevNode implements ChainFeed, NodeParts {
     public vm: VM,
     /** The live state: the head's, plus edits made since it was mined. */
     readonly state: NodeStateManager,
-    parts: { store: BlockStore; preimages: Preimages; stateTrie: MerklePatriciaTrie; trieNodes: RecordedStore; forkLink: ForkLink },
+    parts: { store: BlockStore; preimages: Preimages; stateTrie: MerklePatriciaTrie; trieNodes: RecordedStore; forkLink: ForkLink<Fork> },
   ) {
     this.trieNodes = parts.trieNodes;
     this.store = parts.store;

@@ -43,7 +43,7 @@ export interface NodeParts {
   readonly vm: VM;
   readonly common: Common;
   readonly config: ChainConfig;
-  readonly forkLink: ForkLink;
+  readonly forkLink: ForkLink<Fork>;
   /** Dev accounts by lowercase address. */
   readonly keys: ReadonlyMap<string, DevAccount>;
   readonly impersonated: Set<string>;
