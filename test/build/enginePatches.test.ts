@@ -1,5 +1,5 @@
 /**
- * The engine with the build's dependency patches (src/build/patches): the interpreter's plain steps
+ * The engine with the build's dependency patches (src/chain/engine/patches): the interpreter's plain steps
  * must give exactly what the hooked path gives (the one used whenever a step listener is attached,
  * as by every tracer), on the node's own state manager, with reads answered from caches and from
  * the trie; a synchronous step listener (the observed steps of evm-sync-step-listeners) must see
@@ -219,7 +219,7 @@ test('address and slot keys: the remembered hex is each array’s own', () => {
 });
 
 test('RLP encoding: the bytes of the published encoder, for items and lists of every header size', () => {
-  // The published CommonJS build is never patched (src/build/patches touch dist/esm): the reference.
+  // The published CommonJS build is never patched (src/chain/engine/patches touch dist/esm): the reference.
   const published = createRequire(import.meta.url)('@ethereumjs/rlp') as typeof RLP;
   assert.notEqual(published.encode, RLP.encode);
   let seed = 7;

@@ -90,7 +90,7 @@ export class NodeStateManager extends CachedStateManager {
 
   /**
    * getAccount as a value when the account is cached (or known upstream), a promise only when it
-   * must be read: the EVM's BALANCE asks this way (see src/build/patches/@ethereumjs+evm+10.1.3.patch), so a warm read
+   * must be read: the EVM's BALANCE asks this way (see src/chain/engine/patches/@ethereumjs+evm+10.1.3.patch), so a warm read
    * costs no microtask.
    */
   getAccountMaybe(address: Address): Maybe<Account | undefined> {
@@ -262,7 +262,7 @@ export class NodeStateManager extends CachedStateManager {
 
   /**
    * getStorage as a value when the slot is cached (or known upstream), a promise only when it must
-   * be read: the EVM's SLOAD asks this way (see src/build/patches/@ethereumjs+evm+10.1.3.patch), so a warm read costs no
+   * be read: the EVM's SLOAD asks this way (see src/chain/engine/patches/@ethereumjs+evm+10.1.3.patch), so a warm read costs no
    * microtask.
    */
   getStorageMaybe(address: Address, key: Uint8Array): Maybe<Uint8Array> {
