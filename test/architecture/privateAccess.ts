@@ -12,6 +12,9 @@
  * not members and are not flagged.
  */
 
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
 export interface Finding {
   line: number;
   what: string;
@@ -151,8 +154,58 @@ function tokenize(src: string): Token[] {
   return out;
 }
 
-/** Every use of a `_`-named member or of one of `hooks` in `src`. */
-export function privateAccesses(src: string, hooks: readonly string[] = []): Finding[] {
+const MODIFIERS = new Set(['readonly', 'private', 'protected', 'public', 'static', 'override', 'declare', 'get', 'set', 'async', 'abstract']);
+/** JavaScript's own members (`map`, `queue` is not one, `size`, …): never ethereumjs's alone. */
+const BUILT_IN = [Object.prototype, Array.prototype, Map.prototype, Set.prototype, Promise.prototype, String.prototype, Uint8Array.prototype, Function.prototype, Error.prototype];
+
+/** Names `src` declares as members of its own objects, types and classes. */
+export function declaredMembers(src: string): Set<string> {
+  const tokens = tokenize(src);
+  const names = new Set<string>();
+  for (let k = 1; k < tokens.length; k++) {
+    const t = tokens[k]!;
+    const prev = tokens[k - 1]!;
+    const next = tokens[k + 1];
+    if (t.kind !== 'name' || next?.kind !== 'punct' || !/^[:?(<=;]$/.test(next.text)) continue;
+    if ((prev.kind === 'punct' && (prev.text === '{' || prev.text === ',' || prev.text === ';')) || (prev.kind === 'name' && MODIFIERS.has(prev.text))) names.add(t.text);
+  }
+  return names;
+}
+
+/**
+ * Members ethereumjs declares `private` or `protected` without an underscore (`runInterpreter`,
+ * `performanceLogger`, …) and never declares public anywhere: read from the declarations of every
+ * package under `dir` (node_modules/@ethereumjs), so a new version brings its own list. Names
+ * JavaScript's own objects have, or that appear in `ours` (the members our own code declares), are
+ * left out: `x.map` or our own `vm` field is not ethereumjs's.
+ */
+export function hiddenMembers(dir: string, ours: ReadonlySet<string> = new Set()): Set<string> {
+  const hidden = new Set<string>();
+  const open = new Set<string>();
+  const walk = (d: string): string[] =>
+    readdirSync(d).flatMap((n) => {
+      const f = join(d, n);
+      if (statSync(f).isDirectory()) return n === 'node_modules' || n === 'cjs' ? [] : walk(f);
+      return n.endsWith('.d.ts') ? [f] : [];
+    });
+  for (const pkg of readdirSync(dir)) {
+    for (const file of walk(join(dir, pkg))) {
+      for (const line of readFileSync(file, 'utf8').split('\n')) {
+        const m = /^\s+(?:(private|protected)\s+)?(?:static\s+)?(?:readonly\s+)?(?:get\s+|set\s+|async\s+)?([A-Za-z_$][\w$]*)\??[:(<;]/.exec(line);
+        if (m === null) continue;
+        (m[1] === undefined ? open : hidden).add(m[2]!);
+      }
+    }
+  }
+  for (const name of [...hidden]) if (open.has(name) || PRIVATE.test(name) || ours.has(name) || BUILT_IN.some((o) => name in o)) hidden.delete(name);
+  return hidden;
+}
+
+/**
+ * Every use of a `_`-named member, of one of `hooks`, or of a `hidden` member (read as
+ * `x.name`, `x?.name` or `x['name']`) in `src`.
+ */
+export function privateAccesses(src: string, hooks: readonly string[] = [], hidden: ReadonlySet<string> = new Set()): Finding[] {
   const tokens = tokenize(src);
   const found: Finding[] = [];
   /** The open brackets around each token: `{` (object, type, class, block) or `(` / `[`. */
@@ -171,8 +224,12 @@ export function privateAccesses(src: string, hooks: readonly string[] = []): Fin
         found.push({ line: t.line, what: `hook ${t.text}` });
         continue;
       }
-      if (!PRIVATE.test(t.text)) continue;
       const afterDot = prev?.kind === 'punct' && (prev.text === '.' || prev.text === '?.');
+      if (afterDot && hidden.has(t.text)) {
+        found.push({ line: t.line, what: `protected member ${t.text}` });
+        continue;
+      }
+      if (!PRIVATE.test(t.text)) continue;
       if (afterDot && !(tokens[k - 2]?.kind === 'punct' && tokens[k - 2]!.text === '.')) {
         found.push({ line: t.line, what: `member ${t.text}` });
         continue;
@@ -191,6 +248,7 @@ export function privateAccesses(src: string, hooks: readonly string[] = []): Fin
     if (WHOLE.test(t.text) || (joined && /^_[A-Za-z0-9_$]*$/.test(t.text)) || (t.kind === 'template' && /^_[A-Za-z0-9_$]*\$\{$/.test(t.text))) {
       found.push({ line: t.line, what: `member '${t.text}'` });
     } else if (hooks.includes(t.text.replace(/\$\{$/, ''))) found.push({ line: t.line, what: `hook '${t.text}'` });
+    else if (t.kind === 'string' && hidden.has(t.text) && prev?.kind === 'punct' && prev.text === '[') found.push({ line: t.line, what: `protected member '${t.text}'` });
   }
   return found;
 }
