@@ -3,7 +3,7 @@
  * @ethereumjs packages, applied to node_modules by `npm run build` (after tsc, before the bundle
  * is made), so the tests, the benchmarks and the shipped bundle all run the same code.
  *
- * - Each patch is `src/build/patches/<scope>+<name>+<version>.patch`: a reviewable diff whose
+ * - Each patch is `src/chain/engine/patches/<scope>+<name>+<version>.patch`: a reviewable diff whose
  *   preamble says why each change is there and what it cost.
  * - Versions are pinned: every @ethereumjs dependency in package.json names one exact version, and
  *   the build refuses an installed package of any other version, in one line naming it.
@@ -113,7 +113,7 @@ export function applyHunks(text: string, file: FileDiff, name: string): string {
     if (!matches) {
       throw new PatchError(
         `dependency patch ${name} no longer applies to ${file.path}: the code at line ${hunk.start} changed. ` +
-          `Check the new version and update or drop the patch in src/build/patches/.`,
+          `Check the new version and update or drop the patch in src/chain/engine/patches/.`,
       );
     }
     out.push(...lines.slice(at, start), ...hunk.after);
@@ -215,7 +215,7 @@ function listFiles(dir: string): string[] {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const root = fileURLToPath(new URL('../../../', import.meta.url));
   const nodeModules = resolve(process.argv[2] ?? join(root, 'node_modules'));
-  const patchDir = resolve(process.argv[3] ?? join(root, 'src', 'build', 'patches'));
+  const patchDir = resolve(process.argv[3] ?? join(root, 'src', 'chain', 'engine', 'patches'));
   const manifest = resolve(process.argv[4] ?? join(root, 'package.json'));
   try {
     const patches = readPatches(patchDir);

@@ -70,7 +70,7 @@ interface EngineParts {
   preimages: Preimages;
   stateTrie: MerklePatriciaTrie;
   trieNodes: RecordedStore;
-  forkLink: ForkLink;
+  forkLink: ForkLink<Fork>;
 }
 
 export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Calls, Submit, TestControls, Tracing, Admin, Filters, Subscriptions {
@@ -87,7 +87,7 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   /** The state trie's node store, logged for call workers while they run. */
   readonly trieNodes: RecordedStore;
   /** The fork this chain runs on, if any (shared with the state manager and the EVM's history). */
-  readonly forkLink: ForkLink;
+  readonly forkLink: ForkLink<Fork>;
   private runtime: { maxTraceSteps: number; sources: SourceLocator | undefined; callWorkers: CallWorkers | undefined } = {
     maxTraceSteps: DEFAULT_MAX_TRACE_STEPS,
     sources: undefined,

@@ -14,6 +14,7 @@ import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
 import { memorySlice, wordToAddressHex } from './hex.js';
 import type { StepView, Frame, FrameResult, Tracer, DriverTarget } from './hooks.js';
+import { memoryCopy } from '../chain/engine/internals.js';
 import {
   OP,
   type FrameType,
@@ -400,7 +401,7 @@ export class TraceDriver {
       gasLeft: rs.gasLeft,
       gasRefund: rs.gasRefund,
       stack: rs.stack.getStack(),
-      memory: (rs.memory as unknown as { _store: Uint8Array })._store.slice(0, words * 32),
+      memory: memoryCopy(rs, words * 32),
       address: frame.lastStep!.address,
       stateManager: frame.lastStep!.stateManager,
     };

@@ -1,10 +1,11 @@
 /**
- * The engine with the build's dependency patches (src/build/patches): the interpreter's plain steps
- * must give exactly what the hooked path gives (the one used whenever a step listener is attached,
- * as by every tracer), on the node's own state manager, with reads answered from caches and from
- * the trie; a synchronous step listener (the observed steps of evm-sync-step-listeners) must see
- * exactly the events an awaited one sees (runStep); calldata gas must be the per-byte sum; RLP must
- * encode exactly as the published encoder does.
+ * The engine with the build's dependency patches (src/chain/engine/patches): an unobserved run
+ * (the project's own interpreter loop, src/chain/engine/loop) must give exactly what the hooked
+ * path gives (the one used whenever a step listener is attached, as by every tracer), on the
+ * node's own state manager, with reads answered from caches and from the trie; a synchronous step
+ * listener (the observed steps of evm-sync-step-listeners) must see exactly the events an awaited
+ * one sees (runStep); calldata gas must be the per-byte sum; RLP must encode exactly as the
+ * published encoder does.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -18,6 +19,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { createRequire } from 'node:module';
 import { makeCommon } from '../../src/chain/engine/common.js';
 import { ForkLink, NodeStateManager } from '../../src/chain/engine/forkState.js';
+import { installFastLoop } from '../../src/chain/engine/loop/install.js';
 
 const common = makeCommon(984n, 'prague');
 const CONTRACT = new Address(hexToBytes('0x00000000000000000000000000000000000c0de0'));
@@ -62,7 +64,7 @@ interface Outcome {
   steps: string[];
 }
 
-/** No step listener (plain steps), a synchronous one (observed steps), or an awaited one (runStep). */
+/** No step listener (the project's loop), a synchronous one (observed steps), or an awaited one (runStep). */
 type Listener = 'none' | 'sync' | 'awaited';
 
 interface StepEventView {
@@ -100,11 +102,12 @@ async function run(sm: NodeStateManager, code: string, gasLimit: bigint, listene
 }
 
 /**
- * The same call unobserved (plain steps), with a synchronous listener (observed steps) and with an
+ * The same call unobserved (the project's loop), with a synchronous listener (observed steps) and with an
  * awaited one (runStep with hooks): the same result, and the same events for both listeners (the
  * synchronous run's outcome is returned, with its events).
  */
 async function both(sm: NodeStateManager, code: string, gasLimit = 100_000n): Promise<Outcome> {
+  await installFastLoop();
   const plain = await run(sm, code, gasLimit, 'none');
   const sync = await run(sm, code, gasLimit, 'sync');
   const awaited = await run(sm, code, gasLimit, 'awaited');
@@ -116,7 +119,7 @@ async function both(sm: NodeStateManager, code: string, gasLimit = 100_000n): Pr
 }
 
 for (const cached of [true, false]) {
-  describe(`plain interpreter steps, state ${cached ? 'in caches (values)' : 'in the trie (promises)'}`, () => {
+  describe(`unobserved and observed steps, state ${cached ? 'in caches (values)' : 'in the trie (promises)'}`, () => {
     test('SLOAD, BALANCE, memory and KECCAK256: the values and the gas of the hooked path', async () => {
       const sm = await state(cached);
       const out = await both(sm, READS);
@@ -219,7 +222,7 @@ test('address and slot keys: the remembered hex is each array’s own', () => {
 });
 
 test('RLP encoding: the bytes of the published encoder, for items and lists of every header size', () => {
-  // The published CommonJS build is never patched (src/build/patches touch dist/esm): the reference.
+  // The published CommonJS build is never patched (src/chain/engine/patches touch dist/esm): the reference.
   const published = createRequire(import.meta.url)('@ethereumjs/rlp') as typeof RLP;
   assert.notEqual(published.encode, RLP.encode);
   let seed = 7;

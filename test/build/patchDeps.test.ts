@@ -91,7 +91,7 @@ test('diffs: several hunks, added and removed lines, commentary before the first
 test('the build applied every dependency patch to the installed packages, all pinned', () => {
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   checkPins(join(ROOT, 'node_modules'), manifest);
-  const patches = readPatches(join(ROOT, 'src', 'build', 'patches'));
+  const patches = readPatches(join(ROOT, 'src', 'chain', 'engine', 'patches'));
   assert.ok(patches.length >= 4);
   for (const patch of patches) assert.equal({ ...manifest.devDependencies, ...manifest.dependencies }[patch.pkg], patch.version, `${patch.name} is for the pinned version`);
   // All at once (a file no patch names would be restored): nothing to write when the build did it.

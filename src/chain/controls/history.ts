@@ -21,7 +21,7 @@ export interface HistoryHost {
   readonly lock: Lock;
   readonly owners: Owners;
   readonly chainHead: Head;
-  readonly forkLink: ForkLink;
+  readonly forkLink: ForkLink<Fork>;
   readonly config: { readonly chainId: bigint };
   readonly accounts: readonly DevAccount[];
   stateRootOf(at: StoredBlock): Uint8Array;

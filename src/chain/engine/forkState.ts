@@ -32,14 +32,15 @@ import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Account, Address, KECCAK256_NULL, KECCAK256_RLP, bytesToUnprefixedHex, concatBytes, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { CachedStateManager, type Maybe } from './cachedState.js';
-import type { Fork } from '../fork/fork.js';
-import type { Discovery } from '../fork/discovery.js';
 import { MARK, UPSTREAM_MARK, TOMBSTONE_CODE_HASH, zeroMark, visible, isMark, withoutMarks } from './marks.js';
-import type { UpstreamAccount } from '../fork/upstream.js';
+import type { MissLog, Upstream, UpstreamAccount } from './upstream.js';
 
-/** The fork a node currently runs on, shared by the live state, its copies and the EVM's history. */
-export class ForkLink {
-  constructor(public fork: Fork | undefined = undefined) {}
+/**
+ * The fork a node currently runs on, shared by the live state, its copies and the EVM's history.
+ * The engine reads it as an `Upstream`; the node keeps its own type of fork in it (`F`).
+ */
+export class ForkLink<F extends Upstream = Upstream> {
+  constructor(public fork: F | undefined = undefined) {}
 }
 
 const EMPTY = new Uint8Array(0);
@@ -58,7 +59,7 @@ export interface NodeStateManagerOpts extends MerkleStateManagerOpts {
 export class NodeStateManager extends CachedStateManager {
   readonly link: ForkLink;
   /** While set, upstream misses are recorded here and read as empty (discovery runs). */
-  discovery: Discovery | undefined;
+  discovery: MissLog | undefined;
   private upstreamRoot: Uint8Array | undefined;
   /**
    * Addresses known to be missing from the trie at root `absentRoot`. Calls discard their account
@@ -89,7 +90,7 @@ export class NodeStateManager extends CachedStateManager {
 
   /**
    * getAccount as a value when the account is cached (or known upstream), a promise only when it
-   * must be read: the EVM's BALANCE asks this way (see src/build/patches/@ethereumjs+evm+10.1.3.patch), so a warm read
+   * must be read: the EVM's BALANCE asks this way (see src/chain/engine/patches/@ethereumjs+evm+10.1.3.patch), so a warm read
    * costs no microtask.
    */
   getAccountMaybe(address: Address): Maybe<Account | undefined> {
@@ -101,7 +102,7 @@ export class NodeStateManager extends CachedStateManager {
     return fork === undefined ? this.committedAccount(address) : this.forkAccount(fork, address);
   }
 
-  private forkAccount(fork: Fork, address: Address): Maybe<Account | undefined> {
+  private forkAccount(fork: Upstream, address: Address): Maybe<Account | undefined> {
     const local = this.localAccount(fork, address);
     if (local instanceof Promise) return local.then((l) => (l !== UNTOUCHED ? l : this.upstreamAccount(fork, address)));
     return local !== UNTOUCHED ? local : this.upstreamAccount(fork, address);
@@ -154,7 +155,7 @@ export class NodeStateManager extends CachedStateManager {
    * The account as written locally: UNTOUCHED if never, undefined if deleted here. With `copy`
    * false the result is shared and must not be modified.
    */
-  private localAccount(fork: Fork, address: Address, copy = true): Maybe<Local> {
+  private localAccount(fork: Upstream, address: Address, copy = true): Maybe<Local> {
     const elem = this._caches?.account?.get(address);
     if (elem !== undefined) return elem.accountRLP === undefined ? UNTOUCHED : visible(this.decode(elem.accountRLP, copy));
     // The upstream's key for the address: its next look-up (accountNow, slotNow) reuses it.
@@ -184,7 +185,7 @@ export class NodeStateManager extends CachedStateManager {
     return this.absent;
   }
 
-  private upstreamAccount(fork: Fork, address: Address): Maybe<Account | undefined> {
+  private upstreamAccount(fork: Upstream, address: Address): Maybe<Account | undefined> {
     const up = fork.state.accountNow(address);
     if (up === undefined) {
       if (this.discovery) {
@@ -261,7 +262,7 @@ export class NodeStateManager extends CachedStateManager {
 
   /**
    * getStorage as a value when the slot is cached (or known upstream), a promise only when it must
-   * be read: the EVM's SLOAD asks this way (see src/build/patches/@ethereumjs+evm+10.1.3.patch), so a warm read costs no
+   * be read: the EVM's SLOAD asks this way (see src/chain/engine/patches/@ethereumjs+evm+10.1.3.patch), so a warm read costs no
    * microtask.
    */
   getStorageMaybe(address: Address, key: Uint8Array): Maybe<Uint8Array> {
@@ -276,7 +277,7 @@ export class NodeStateManager extends CachedStateManager {
   }
 
   /** A slot of `address`, whose local account is `local`. */
-  private forkSlot(fork: Fork, address: Address, key: Uint8Array, local: Local): Maybe<Uint8Array> {
+  private forkSlot(fork: Upstream, address: Address, key: Uint8Array, local: Local): Maybe<Uint8Array> {
     if (local === UNTOUCHED) return this.untouchedSlot(fork, address, key);
     if (local === undefined || equalsBytes(local.storageRoot, KECCAK256_RLP)) return EMPTY;
     // Storage never written here: all of it is the upstream's.
@@ -285,7 +286,7 @@ export class NodeStateManager extends CachedStateManager {
   }
 
   /** A slot of an account whose storage was written here: the trie, its marks, else the upstream. */
-  private async localSlot(fork: Fork, address: Address, key: Uint8Array, local: Account): Promise<Uint8Array> {
+  private async localSlot(fork: Upstream, address: Address, key: Uint8Array, local: Account): Promise<Uint8Array> {
     const trie = this._getStorageTrie(address, local);
     const value = await trie.get(key);
     if (value !== null) {
@@ -300,7 +301,7 @@ export class NodeStateManager extends CachedStateManager {
   }
 
   /** A slot of an account never written here: the upstream's, if the account has code there. */
-  private untouchedSlot(fork: Fork, address: Address, key: Uint8Array): Maybe<Uint8Array> {
+  private untouchedSlot(fork: Upstream, address: Address, key: Uint8Array): Maybe<Uint8Array> {
     const up = fork.state.accountNow(address);
     if (up === undefined) {
       if (this.discovery) {
@@ -316,7 +317,7 @@ export class NodeStateManager extends CachedStateManager {
     return this.upstreamSlot(fork, address, key);
   }
 
-  private upstreamSlot(fork: Fork, address: Address, key: Uint8Array): Maybe<Uint8Array> {
+  private upstreamSlot(fork: Upstream, address: Address, key: Uint8Array): Maybe<Uint8Array> {
     const known = fork.state.slotNow(address, key);
     if (known !== undefined) return known;
     if (this.discovery) {

@@ -14,7 +14,7 @@
  *
  * The top frame moves no value, so its two balance updates (sender minus 0, recipient plus 0) would
  * write both accounts back unchanged: with the `evm-lean-top-frame` dependency patch the EVM skips
- * them for this call (about an eighth of a balanceOf call). Nothing can tell: the sender's account
+ * them for this call (engine/internals.ts: withLeanTopFrame; about an eighth of a balanceOf call). Nothing can tell: the sender's account
  * was just written here, a recipient without an account has no code to run and is a precompile or
  * nothing, and the accounts those writes touch only matter to the end-of-transaction cleanup that a
  * discarded call never does.
@@ -25,6 +25,7 @@ import type { EVMResult } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
 import type { TxRequest } from '../core/types.js';
 import { paysBaseFee } from './blockContext.js';
+import { withLeanTopFrame } from '../engine/internals.js';
 
 /** EIPs whose per-transaction bookkeeping only runTx does (access witnesses, block access lists, state gas, per-recipient charges). */
 const RUNTX_ONLY_EIPS = [2780, 6800, 7864, 7928, 8037];
@@ -41,11 +42,6 @@ export interface LeanRules {
 }
 
 const rulesByCommon = new WeakMap<object, LeanRules | null>();
-
-/** The EVM's switch read by the `evm-lean-top-frame` dependency patch (src/build/patches). */
-interface LeanTopFrame {
-  leanTopFrame?: boolean;
-}
 
 /** The lean path's view of `common`'s rules; null when a call under them must go through runTx. */
 export function leanRules(common: VM['common']): LeanRules | null {
@@ -112,10 +108,9 @@ export async function leanCall(vm: VM, block: Block, req: TxRequest & { gas: big
     const sender = (await evm.stateManager.getAccount(from)) ?? new Account();
     sender.nonce += 1n;
     await journal.putAccount(from, sender);
-    (evm as LeanTopFrame).leanTopFrame = true;
-    return await evm.runCall({ block, gasPrice: 0n, caller: from, origin: from, to: req.to, value: 0n, data, gasLimit: req.gas - intrinsic, skipNonceIncrement: true });
+    const to = req.to;
+    return await withLeanTopFrame(evm, () => evm.runCall({ block, gasPrice: 0n, caller: from, origin: from, to, value: 0n, data, gasLimit: req.gas - intrinsic, skipNonceIncrement: true }));
   } finally {
-    (evm as LeanTopFrame).leanTopFrame = false;
     await journal.revert();
     journal.cleanJournal();
     evm.stateManager.originalStorageCache.clear();

@@ -1,10 +1,11 @@
 import { bytesToUnprefixedHex, type Address } from '@ethereumjs/util';
+import type { MissLog } from '../engine/upstream.js';
 
 /**
  * What a discovery run (see `withPrefetch`) would have fetched: instead of waiting for each
  * upstream read, the run records it and goes on with an empty value.
  */
-export class Discovery {
+export class Discovery implements MissLog {
   readonly accounts = new Map<string, Address>();
   readonly slots = new Map<string, [Address, Uint8Array]>();
 

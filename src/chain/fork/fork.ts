@@ -9,6 +9,7 @@ import { ChainError } from '../core/errors.js';
 import { ForkUpstreamError, UpstreamClient, displayUrl, parseUpstreamUrl, type UpstreamOptions } from './client.js';
 import { DiskCache } from './diskCache.js';
 import { UpstreamState, quantity } from './upstream.js';
+import type { Upstream } from '../engine/upstream.js';
 
 export interface ForkOptions extends UpstreamOptions {
   /** Block to fork at (default: the upstream's latest). */
@@ -43,7 +44,7 @@ export interface ForkHeader {
 /** Retries for the requests made while starting: an unreachable upstream should fail fast. */
 const START_RETRIES = 2;
 
-export class Fork {
+export class Fork implements Upstream {
   /** History answers, by request. */
   private readonly answers = new Map<string, unknown>();
   private readonly inflight = new Map<string, Promise<unknown>>();

@@ -1,5 +1,6 @@
 /** Fork reads fetched in batches, outside the node's lock. */
 import { Discovery } from './discovery.js';
+import { Fork } from './fork.js';
 import { NodeStateManager } from '../engine/forkState.js';
 
 /** Most discovery runs before the rest runs with plain (waiting) reads. */
@@ -18,8 +19,9 @@ const MAX_DISCOVERY_RUNS = 6;
  */
 export async function withPrefetch<T>(sm: unknown, fn: () => Promise<T>, exclusive: <R>(run: () => Promise<R>) => Promise<R> = (run) => run()): Promise<T> {
   if (!(sm instanceof NodeStateManager) || sm.discovery !== undefined) return exclusive(fn);
+  // The engine knows the fork as an Upstream; the node's is always a Fork.
   const fork = sm.link.fork;
-  if (fork === undefined) return exclusive(fn);
+  if (!(fork instanceof Fork)) return exclusive(fn);
   for (let run = 0; run < MAX_DISCOVERY_RUNS; run++) {
     const d = new Discovery();
     const outcome = await exclusive(async (): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> => {

@@ -8,13 +8,9 @@ import { Address, bytesToHex, bytesToUnprefixedHex, hexToBytes, setLengthLeft, u
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { ForkUpstreamError, UpstreamRpcError, type Decoder, type UpstreamClient } from './client.js';
 import type { CacheEntry, DiskCache } from './diskCache.js';
+import type { UpstreamAccount, UpstreamReads } from '../engine/upstream.js';
 
-export interface UpstreamAccount {
-  nonce: bigint;
-  balance: bigint;
-  code: Uint8Array;
-  codeHash: Uint8Array;
-}
+export type { UpstreamAccount } from '../engine/upstream.js';
 
 // ------------------------------------------------------------------ result decoders
 
@@ -78,7 +74,7 @@ function lastHexKey(): (bytes: Uint8Array) => string {
 /** Default longest wait of a state read for the upstream. */
 export const READ_DEADLINE_MS = 4_000;
 
-export class UpstreamState {
+export class UpstreamState implements UpstreamReads {
   /** Accounts, slots (by account, then by slot) and codes (by hash), keyed by unprefixed hex. */
   private readonly accounts = new Map<string, UpstreamAccount | null>();
   private readonly slots = new Map<string, Map<string, Uint8Array>>();

@@ -11,6 +11,7 @@ import { TxRejected } from '../exec/rejections.js';
 import { readyKeccak } from '../core/keccak.js';
 import type { Lock } from '../core/lock.js';
 import type { ForkLink, NodeStateManager } from '../engine/forkState.js';
+import type { Fork } from '../fork/fork.js';
 import type { BlockStore } from '../head/store.js';
 import type { NextBlock } from '../owners/nextBlock.js';
 import type { MiningMode } from '../owners/miningMode.js';
@@ -27,7 +28,7 @@ export interface MiningHost {
   readonly state: NodeStateManager;
   readonly vm: VM;
   readonly lock: Lock;
-  readonly forkLink: ForkLink;
+  readonly forkLink: ForkLink<Fork>;
   readonly clock: NextBlock;
   readonly fees: { pendingBaseFee(): bigint | undefined };
   readonly pool: TxPool;

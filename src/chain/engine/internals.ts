@@ -1,0 +1,37 @@
+/**
+ * ethereumjs internals that code outside the engine needs, each behind a named function: nothing
+ * outside src/chain/engine reads or writes a private (`_`-named) field of an ethereumjs object or
+ * sets a hook one of the dependency patches reads (test/architecture/structure.test.ts checks).
+ * What each function relies on is written beside it, so a dependency update knows what to check.
+ */
+import type { EVMInterface, EVMResult } from '@ethereumjs/evm';
+
+/** A frame's run state, as an execution result carries it (`execResult.runState`). */
+export type FrameRunState = NonNullable<EVMResult['execResult']['runState']>;
+
+/**
+ * A copy of the first `bytes` bytes of a frame's memory (what a step event's `memory` holds).
+ * Relies on: Memory keeps its bytes in `_store`, at least `memoryWordCount * 32` of them.
+ */
+export function memoryCopy(runState: FrameRunState, bytes: number): Uint8Array {
+  return (runState.memory as unknown as { _store: Uint8Array })._store.slice(0, bytes);
+}
+
+/** The switch the `evm-lean-top-frame` dependency patch reads on the EVM (patches/@ethereumjs+evm). */
+interface LeanTopFrame {
+  leanTopFrame?: boolean;
+}
+
+/**
+ * Run `fn` (one `evm.runCall` of the lean read path) with the EVM's lean top frame on: a depth-0
+ * frame moving no value skips writing the sender and the recipient back unchanged. Only for a
+ * call whose effects are discarded and whose sender the caller has just written itself.
+ */
+export async function withLeanTopFrame<T>(evm: EVMInterface, fn: () => Promise<T>): Promise<T> {
+  (evm as LeanTopFrame).leanTopFrame = true;
+  try {
+    return await fn();
+  } finally {
+    (evm as LeanTopFrame).leanTopFrame = false;
+  }
+}
