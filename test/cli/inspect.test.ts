@@ -158,6 +158,12 @@ describe('inspection commands against a live node (child processes)', () => {
   test('an endpoint that does not speak JSON-RPC, or a URL that is not http(s), is one clear error line', async () => {
     // A web server that is not a node: a page for every request, 404 at one path.
     const web = http.createServer((req, res) => {
+      if (req.url === '/limited') {
+        // A node over its request limit: 429 with the JSON-RPC error saying why.
+        res.writeHead(429, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'request rate limit exceeded: 100 requests per second per IP' } }));
+        return;
+      }
       res.writeHead(req.url === '/missing' ? 404 : 200, { 'content-type': 'text/html' });
       res.end('<html>hello</html>');
     });
@@ -165,11 +171,14 @@ describe('inspection commands against a live node (child processes)', () => {
     await once(web, 'listening');
     const url = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
     try {
-      const [page, missing, ftp] = await Promise.all([
+      const [page, missing, ftp, limited] = await Promise.all([
         cli(['txpool', '--rpc', url]),
         cli(['block', 'latest', '--rpc', `${url}/missing`]),
         cli(['txpool', '--rpc', 'ftp://127.0.0.1']),
+        cli(['txpool', '--rpc', `${url}/limited`]),
       ]);
+      assert.equal(limited.code, 1);
+      assert.equal(limited.stderr, `error: ${url}/limited answered txpool_content with HTTP 429 Too Many Requests: request rate limit exceeded: 100 requests per second per IP\n`);
       assert.equal(page.code, 1);
       assert.equal(page.stderr, `error: ${url} answered txpool_content with HTTP 200 and no JSON-RPC response\n`);
       assert.equal(missing.code, 1);

@@ -98,6 +98,16 @@ const RATE_LIMITED = /rate limit|too many requests|limit exceeded|exceeded .*cap
 
 const anyResult: Decoder<unknown> = (r) => r;
 
+/** `reason`, followed by the message of the JSON-RPC error `body` holds, if it holds one. */
+function withRpcMessage(reason: string, body: string): string {
+  try {
+    const message = (JSON.parse(body) as { error?: { message?: unknown } } | null)?.error?.message;
+    return typeof message === 'string' ? `${reason}: ${message}` : reason;
+  } catch {
+    return reason;
+  }
+}
+
 export class UpstreamClient {
   readonly stats: UpstreamStats = { httpRequests: 0, calls: 0, retries: 0 };
   private url!: URL;
@@ -280,7 +290,8 @@ export class UpstreamClient {
             const status = res.statusCode ?? 0;
             if (status >= 200 && status < 300) return done(undefined, text, status);
             const reason = `HTTP ${status}${res.statusMessage ? ' ' + res.statusMessage : ''}`;
-            if (status === 429 || status >= 500 || status === 408) return done(new Failed({ kind: 'status', status, reason }));
+            // A node that limits requests (node-rpc's shared mode among them) says why in a JSON-RPC error.
+            if (status === 429 || status >= 500 || status === 408) return done(new Failed({ kind: 'status', status, reason: withRpcMessage(reason, text) }));
             // Some upstreams answer JSON-RPC errors with a 4xx status: take the body if it is one.
             if (/^\s*[[{]/.test(text) && /"jsonrpc"/.test(text)) return done(undefined, text, status);
             done(new Failed({ kind: 'answer', status, reason }, false, `${reason}${text ? `: ${text.slice(0, 120).trim()}` : ''}`));
