@@ -31,6 +31,8 @@ describe('block numbers as JSON integers', () => {
     assert.equal(await n.rpc('eth_call', [{ to: ADDRS[1] }, 1]), '0x');
     assert.deepEqual(await n.rpc('eth_getLogs', [{ fromBlock: 0, toBlock: 2 }]), []);
     assert.equal((await n.rpc('eth_feeHistory', [1, 2, []])).oldestBlock, '0x2');
+    // No blocks asked for: nothing, from block 0, as geth and anvil answer.
+    assert.deepEqual(await n.rpc('eth_feeHistory', [0, 2, []]), { oldestBlock: '0x0', baseFeePerGas: [], gasUsedRatio: [], baseFeePerBlobGas: [], blobGasUsedRatio: [], reward: [] });
     assert.equal((await n.rpc('debug_traceBlockByNumber', [1, { tracer: 'callTracer' }])).length, 1);
   });
 

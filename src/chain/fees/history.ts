@@ -24,6 +24,8 @@ interface FeeSource {
 }
 
 export function feeHistory(node: FeeSource, count: number, newest: StoredBlock, percentiles: number[] | undefined): FeeHistory {
+  // No blocks asked for: nothing, from block 0 (geth and anvil answer the same).
+  if (count === 0) return { oldestBlock: 0n, baseFeePerGas: [], gasUsedRatio: [], baseFeePerBlobGas: [], blobGasUsedRatio: [], ...(percentiles ? { reward: [] } : {}) };
   const last = newest.number;
   // A forked chain holds blocks from its fork block on.
   const held = last - node.store.base + 1n;
