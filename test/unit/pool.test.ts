@@ -57,6 +57,21 @@ describe('pool', () => {
     assert.equal(receipt.transactionIndex, '0x3');
   });
 
+  test('a transaction whose nonce anvil_setNonce moved past leaves the pool with the next block, as in anvil', async () => {
+    await fresh();
+    const stale = await send(transfer(0, 0, 1n * GWEI));
+    const gap = await send(transfer(0, 3, 1n * GWEI));
+    await c.rpc('anvil_setNonce', ADDRS[0], '0x2');
+    // Nonce 0 is behind the account and nonce 3 behind a gap: neither can go into a block.
+    assert.deepEqual(await status(), { pending: '0x0', queued: '0x2' });
+    await c.rpc('evm_mine');
+    assert.deepEqual(await blockHashes(), []);
+    assert.deepEqual(await status(), { pending: '0x0', queued: '0x1' }, 'the stale one is gone, the one behind the gap waits');
+    const content = await c.rpc<{ queued: Record<string, Record<string, { hash: string }>> }>('txpool_content');
+    assert.deepEqual(Object.values(content.queued).flatMap((byNonce) => Object.values(byNonce).map((t) => t.hash)), [gap]);
+    assert.equal(await c.rpc('eth_getTransactionByHash', stale), null);
+  });
+
   test('equal tips go in arrival order; a legacy gas price competes by what it leaves over the base fee', async () => {
     await fresh();
     const same = [];

@@ -88,7 +88,11 @@ export class Mining {
   private async minePool(): Promise<StoredBlock> {
     const picked = await this.nextBlockTxs();
     for (const p of picked) this.n.pool.remove(p.hashHex);
-    return this.mine(picked, false);
+    const stored = await this.mine(picked, false);
+    // As anvil: a transaction whose nonce the chain has passed (anvil_setNonce moved the account on)
+    // can never be mined, and leaves the pool with the next block.
+    if (this.n.pool.size > 0) for (const p of this.n.pool.dropStale(await this.senderNonces())) this.n.events.emit('dropped', p, 'nonce too low');
+    return stored;
   }
 
   /** The pool's transactions the next block would take, in its order; the pool is left as it is (caller holds the lock). */

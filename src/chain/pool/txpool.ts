@@ -108,6 +108,17 @@ export class TxPool implements Owner<PendingTx[]> {
     return e.ptx;
   }
 
+  /** Take out every transaction whose nonce its sender's account has passed (`stateNonces`): it can never be mined. */
+  dropStale(stateNonces: Map<string, bigint>): PendingTx[] {
+    const stale: PendingTx[] = [];
+    for (const [sender, list] of this.senders) {
+      const nonce = stateNonces.get(sender) ?? 0n;
+      for (const e of list.values()) if (e.ptx.tx.nonce < nonce) stale.push(e.ptx);
+    }
+    for (const p of stale) this.remove(p.hashHex);
+    return stale;
+  }
+
   clear(): PendingTx[] {
     const all = [...this.hashes.values()].map((e) => e.ptx);
     this.senders.clear();
