@@ -285,3 +285,20 @@ test('block building: the header, roots, hash and bytes of the published block b
     }
   }
 });
+
+test('a frozen transaction keeps its bytes; one that is not encodes them each time', () => {
+  const key = hexToBytes(`0x${'22'.repeat(32)}`);
+  const req = createRequire(import.meta.url);
+  const published = req('@ethereumjs/tx') as typeof import('@ethereumjs/tx');
+  const pc = req('@ethereumjs/common') as typeof import('@ethereumjs/common');
+  const publishedCommon = pc.createCustomCommon({ chainId: 984 }, pc.Mainnet, { hardfork: 'prague' });
+  const fields = { type: 2, chainId: 984n, nonce: 3n, to: CONTRACT.toString(), data: new Uint8Array([1, 2, 3]), gasLimit: 60_000n, maxFeePerGas: 10n ** 10n } as const;
+  const frozen = createTx(fields, { common }).sign(key);
+  const reference = published.createTx(fields, { common: publishedCommon }).sign(key).serialize();
+  assert.ok(Object.isFrozen(frozen));
+  assert.equal(frozen.serialize(), frozen.serialize());
+  assert.deepEqual(frozen.serialize(), reference);
+  const open = createTx(fields, { common, freeze: false }).sign(key, undefined);
+  assert.notEqual(open.serialize(), open.serialize());
+  assert.deepEqual(open.serialize(), frozen.serialize());
+});
