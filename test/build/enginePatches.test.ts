@@ -5,7 +5,7 @@
  * node's own state manager, with reads answered from caches and from the trie; a synchronous step
  * listener (the observed steps of evm-sync-step-listeners) must see exactly the events an awaited
  * one sees (runStep); calldata gas must be the per-byte sum; RLP must encode exactly as the
- * published encoder does.
+ * published encoder does; a block built must be the one the published block builder builds.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -243,4 +243,62 @@ test('RLP encoding: the bytes of the published encoder, for items and lists of e
     assert.deepEqual(ours, published.encode(input));
     if (!Array.isArray(input) && input instanceof Uint8Array && input.length === 1 && input[0]! < 0x80) assert.equal(ours, input);
   }
+});
+
+test('block building: the header, roots, hash and bytes of the published block builder', async () => {
+  // The published CommonJS builds are never patched: the same blocks built with both must be equal.
+  const req = createRequire(import.meta.url);
+  type Lib = { vm: typeof import('@ethereumjs/vm'); common: typeof import('@ethereumjs/common'); tx: typeof import('@ethereumjs/tx'); util: typeof util; block: typeof import('@ethereumjs/block') };
+  const published: Lib = { vm: req('@ethereumjs/vm'), common: req('@ethereumjs/common'), tx: req('@ethereumjs/tx'), util: req('@ethereumjs/util'), block: req('@ethereumjs/block') };
+  const patched: Lib = { vm: await import('@ethereumjs/vm'), common: await import('@ethereumjs/common'), tx: await import('@ethereumjs/tx'), util, block: await import('@ethereumjs/block') };
+  assert.notEqual(published.vm.BlockBuilder, patched.vm.BlockBuilder);
+  const key = hexToBytes(`0x${'11'.repeat(32)}`);
+  // A contract that logs its calldata's first word under one topic (LOG1), and stores it.
+  const logger = hexToBytes('0x60003560005260206000a1600035600055');
+  const build = async (lib: Lib, txCount: number, hardfork: string) => {
+    const common = lib.common.createCustomCommon({ chainId: 984 }, lib.common.Mainnet, { hardfork });
+    const vm = await lib.vm.createVM({ common });
+    const sender = lib.util.createAddressFromPrivateKey(key);
+    const target = new lib.util.Address(hexToBytes('0x00000000000000000000000000000000000000aa'));
+    await vm.stateManager.putAccount(sender, new lib.util.Account(0n, 10n ** 20n));
+    await vm.stateManager.putCode(target, logger);
+    const parent = lib.block.createBlock({ header: { number: 0n, gasLimit: 30_000_000n, baseFeePerGas: 10n ** 9n, ...(hardfork === 'shanghai' ? {} : { excessBlobGas: 0n, blobGasUsed: 0n }), stateRoot: await vm.stateManager.getStateRoot() }, withdrawals: [] }, { common });
+    const builder = await lib.vm.buildBlock(vm, {
+      parentBlock: parent,
+      withdrawals: [],
+      headerData: { timestamp: 12n, coinbase: '0x00000000000000000000000000000000000000cb' as `0x${string}`, gasLimit: 30_000_000n, mixHash: new Uint8Array(32).fill(3) },
+      blockOpts: { putBlockIntoBlockchain: false, common },
+    });
+    for (let i = 0; i < txCount; i++) {
+      const data = setLengthLeft(new Uint8Array([i + 1]), 32);
+      const tx = lib.tx.createTx({ type: 2, chainId: 984n, nonce: BigInt(i), to: target.toString(), data, gasLimit: 100_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n }, { common }).sign(key);
+      await builder.addTransaction(tx);
+    }
+    const { block } = await builder.build();
+    return { hash: bytesToHex(block.hash()), header: block.header.toJSON(), bytes: bytesToHex(block.serialize()), txs: block.transactions.map((t) => bytesToHex(t.hash())) };
+  };
+  for (const hardfork of ['shanghai', 'prague', 'osaka']) {
+    for (const txCount of [0, 1, 2, 3]) {
+      const ours = await build(patched, txCount, hardfork);
+      assert.deepEqual(ours, await build(published, txCount, hardfork), `${txCount} transactions, ${hardfork}`);
+      if (txCount > 0) assert.notEqual(ours.header.receiptTrie, bytesToHex(util.KECCAK256_RLP));
+    }
+  }
+});
+
+test('a frozen transaction keeps its bytes; one that is not encodes them each time', () => {
+  const key = hexToBytes(`0x${'22'.repeat(32)}`);
+  const req = createRequire(import.meta.url);
+  const published = req('@ethereumjs/tx') as typeof import('@ethereumjs/tx');
+  const pc = req('@ethereumjs/common') as typeof import('@ethereumjs/common');
+  const publishedCommon = pc.createCustomCommon({ chainId: 984 }, pc.Mainnet, { hardfork: 'prague' });
+  const fields = { type: 2, chainId: 984n, nonce: 3n, to: CONTRACT.toString(), data: new Uint8Array([1, 2, 3]), gasLimit: 60_000n, maxFeePerGas: 10n ** 10n } as const;
+  const frozen = createTx(fields, { common }).sign(key);
+  const reference = published.createTx(fields, { common: publishedCommon }).sign(key).serialize();
+  assert.ok(Object.isFrozen(frozen));
+  assert.equal(frozen.serialize(), frozen.serialize());
+  assert.deepEqual(frozen.serialize(), reference);
+  const open = createTx(fields, { common, freeze: false }).sign(key, undefined);
+  assert.notEqual(open.serialize(), open.serialize());
+  assert.deepEqual(open.serialize(), frozen.serialize());
 });

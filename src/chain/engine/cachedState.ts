@@ -6,6 +6,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address, EthereumJSErrorWithoutCode, bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util';
+import { keepAccountRead, keepStorageRead } from './cacheReads.js';
 
 const EMPTY = new Uint8Array(0);
 const RLP_EMPTY = RLP.encode(EMPTY);
@@ -102,7 +103,8 @@ export class CachedStateManager extends MerkleStateManager {
       this.accountReads.set(k, rlp);
     }
     const account = rlp !== null ? createAccountFromRLP(rlp) : undefined;
-    this._caches?.account?.put(address, account);
+    // Kept as read: no flush writes it back (cacheReads.ts).
+    keepAccountRead(this._caches?.account, address, account);
     return account;
   }
 
@@ -122,7 +124,7 @@ export class CachedStateManager extends MerkleStateManager {
       if (this.storageReads.size >= MEMO_LIMIT) this.storageReads.clear();
       this.storageReads.set(k, value);
     }
-    this._caches?.storage?.put(address, key, value ?? RLP_EMPTY);
+    keepStorageRead(this._caches?.storage, address, key, value ?? RLP_EMPTY);
     return value === null ? EMPTY : (RLP.decode(value) as Uint8Array);
   }
 

@@ -31,6 +31,7 @@ import type { StorageDump, StorageRange } from '@ethereumjs/common';
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Account, Address, KECCAK256_NULL, KECCAK256_RLP, bytesToUnprefixedHex, concatBytes, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keepCodeRead } from './cacheReads.js';
 import { CachedStateManager, type Maybe } from './cachedState.js';
 import { MARK, UPSTREAM_MARK, TOMBSTONE_CODE_HASH, zeroMark, visible, isMark, withoutMarks } from './marks.js';
 import type { MissLog, Upstream, UpstreamAccount } from './upstream.js';
@@ -227,9 +228,9 @@ export class NodeStateManager extends CachedStateManager {
 
   override async getCode(address: Address): Promise<Uint8Array> {
     const fork = this.link.fork;
-    if (fork === undefined) return super.getCode(address);
     const elem = this._caches?.code?.get(address);
     if (elem !== undefined) return elem.code ?? EMPTY;
+    if (fork === undefined) return this.localCode(address);
     const local = await this.localAccount(fork, address, false);
     if (local === UNTOUCHED) {
       let up = fork.state.accountNow(address);
@@ -251,6 +252,16 @@ export class NodeStateManager extends CachedStateManager {
     const key = this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, local.codeHash) : local.codeHash;
     const code = (await this._trie.database().get(key)) ?? EMPTY;
     this._caches?.code?.put(address, code);
+    return code;
+  }
+
+  /** Code of an account in the trie (no fork), kept in the code cache as read (cacheReads.ts). */
+  private async localCode(address: Address): Promise<Uint8Array> {
+    const account = await this.getAccount(address);
+    if (account === undefined || !account.isContract()) return EMPTY;
+    const key = this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, account.codeHash) : account.codeHash;
+    const code = (await this._trie.database().get(key)) ?? EMPTY;
+    keepCodeRead(this._caches?.code, address, code);
     return code;
   }
 
