@@ -1,6 +1,7 @@
 /** The start-up banner: what a developer needs to connect and sign. */
 import chalk from 'chalk';
-import { bytesToHex, toChecksumAddress } from '@ethereumjs/util';
+import { bytesToHex } from '@ethereumjs/util';
+import { checksummed } from '../lib/checksum.js';
 import type { DevNode } from '../chain/node.js';
 import type { RpcServer } from '../server/server.js';
 import { formatEther } from '../lib/units.js';
@@ -17,7 +18,7 @@ export function banner(node: DevNode, server: RpcServer, version: string, shared
   const title = (s: string) => lines.push('', chalk.bold(s), chalk.dim('='.repeat(s.length)));
   lines.push(chalk.bold.cyan(`node-rpc v${version}`) + chalk.dim('  local Ethereum development chain'));
   title('Available Accounts');
-  node.accounts.forEach((a, i) => lines.push(`(${i}) ${toChecksumAddress(a.address.toString())} (${formatEther(c.balance)} ETH)`));
+  node.accounts.forEach((a, i) => lines.push(`(${i}) ${checksummed(a.address.toString())} (${formatEther(c.balance)} ETH)`));
   if (shared === undefined || shared.unlock) {
     title('Private Keys');
     node.accounts.forEach((a, i) => lines.push(`(${i}) ${bytesToHex(a.privateKey)}`));

@@ -5,7 +5,8 @@
  * `node-rpc dev` is openNode plus listen (src/cli/dev.ts).
  */
 import { existsSync } from 'node:fs';
-import { bytesToHex, createAddressFromString, toChecksumAddress } from '@ethereumjs/util';
+import { bytesToHex, createAddressFromString } from '@ethereumjs/util';
+import { checksummed } from './checksum.js';
 import { loadArtifacts } from '../artifacts/load.js';
 import type { Artifacts } from '../artifacts/artifacts.js';
 import { prepareStatePath, writeStateFile } from '../chain/controls/stateDisk.js';
@@ -100,7 +101,7 @@ export async function openNode(options: NodeOptions, extras: OpenExtras = {}): P
   let server: RpcServer | undefined;
   let listening: Promise<{ url: string; ws: string }> | undefined;
   let closing: Promise<void> | undefined;
-  const accounts: NodeAccount[] = node.accounts.map((a) => Object.freeze({ address: toChecksumAddress(a.address.toString()) as `0x${string}`, privateKey: bytesToHex(a.privateKey) as `0x${string}` }));
+  const accounts: NodeAccount[] = node.accounts.map((a) => Object.freeze({ address: checksummed(a.address.toString()), privateKey: bytesToHex(a.privateKey) as `0x${string}` }));
 
   const api: Node = {
     provider: provider as unknown as EIP1193Provider,

@@ -8,7 +8,7 @@
  */
 import type { Caches } from '@ethereumjs/statemanager';
 
-interface Lru {
+export interface Lru {
   readonly size: number;
   readonly max: number;
   pop(): unknown;
@@ -21,11 +21,14 @@ const FEW = 1 / 16;
 export function cheapClears(caches: Caches): void {
   for (const cache of [caches.account, caches.storage, caches.code]) {
     const lru = (cache as unknown as { _lruCache?: Lru } | undefined)?._lruCache;
-    if (lru === undefined) continue;
-    const clear = lru.clear.bind(lru);
-    lru.clear = () => {
-      if (lru.size > lru.max * FEW) return clear();
-      while (lru.size > 0) lru.pop();
-    };
+    if (lru !== undefined) cheapClear(lru);
   }
+}
+
+export function cheapClear(lru: Lru): void {
+  const clear = lru.clear.bind(lru);
+  lru.clear = () => {
+    if (lru.size > lru.max * FEW) return clear();
+    while (lru.size > 0) lru.pop();
+  };
 }

@@ -7,7 +7,7 @@
 import type { Common } from '@ethereumjs/common';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { CacheType, Caches } from '@ethereumjs/statemanager';
-import { cheapClears } from './cacheClear.js';
+import { growingCaches } from './growingCaches.js';
 import { ValueEncoding } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { ForkLink, NodeStateManager } from './forkState.js';
@@ -64,8 +64,7 @@ export async function createEngine(common: Common, history: EVMMockBlockchainInt
   const caches =
     cacheSize === 'unbounded'
       ? new Caches({ account: { type: CacheType.ORDERED_MAP }, storage: { type: CacheType.ORDERED_MAP }, code: { type: CacheType.ORDERED_MAP } })
-      : new Caches({ account: { type: CacheType.LRU, size: cacheSize }, storage: { type: CacheType.LRU, size: cacheSize }, code: { type: CacheType.LRU, size: Math.max(1, Math.floor(cacheSize / 10)) } });
-  cheapClears(caches);
+      : growingCaches(cacheSize);
   const state = new NodeStateManager({ link, common, caches, trie: stateTrie });
   // Writes outside blocks go into the trie before the caches could evict them (cachedState.ts).
   if (cacheSize !== 'unbounded') state.flushEvery = Math.max(1, Math.floor(cacheSize / 10));
