@@ -17,9 +17,9 @@
  * with `consensus: N passed, M failed`; exits 1 on any failure.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
@@ -29,17 +29,58 @@ import { HARDFORKS, type SupportedHardfork } from '../../src/chain/core/config.j
 import { cases, hardforkOf, runCase, type CaseResult, type StateTestJson } from './stateTest.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const ARCHIVE = join(ROOT, '..', 'shared', 'conformance', 'GeneralStateTests.tgz');
+const SHARED = join(ROOT, '..', 'shared', 'conformance');
 
-/** Unpack the archive once per archive version into the temp folder. */
-export function testsDir(): string {
-  if (!existsSync(ARCHIVE)) throw new Error(`the state tests archive is missing: expected ../shared/conformance/GeneralStateTests.tgz beside the checkout`);
-  const dir = join(tmpdir(), `node-rpc-state-tests-${statSync(ARCHIVE).size}`);
-  if (!existsSync(join(dir, 'GeneralStateTests'))) {
+/** Unpack `archive` once per archive version into the temp folder; returns where it went. */
+function unpacked(archive: string, name: string): string {
+  const dir = join(tmpdir(), `node-rpc-state-tests-${name}-${statSync(archive).size}-${Math.floor(statSync(archive).mtimeMs)}`);
+  if (!existsSync(join(dir, '.unpacked'))) {
     mkdirSync(dir, { recursive: true });
-    execFileSync('tar', ['-xzf', ARCHIVE, '-C', dir]);
+    execFileSync('tar', ['-xzf', archive, '-C', dir]);
+    writeFileSync(join(dir, '.unpacked'), '');
   }
-  return join(dir, 'GeneralStateTests');
+  return dir;
+}
+
+/** The ethereum/tests GeneralStateTests folder, from the shared archive (of `shared`, a conformance folder). */
+export function testsDir(shared = SHARED): string {
+  const archive = join(shared, 'GeneralStateTests.tgz');
+  if (!existsSync(archive)) throw new Error(`the state tests archive is missing: expected ../shared/conformance/GeneralStateTests.tgz beside the checkout`);
+  return join(unpacked(archive, 'GeneralStateTests'), 'GeneralStateTests');
+}
+
+/**
+ * Every folder of state tests the shared conformance folder holds: GeneralStateTests, then each
+ * other archive there (`*.tgz`, `*.tar.gz`, such as an execution-spec-tests release with the
+ * filled tests of newer forks), from its `state_tests` folder when it has one (a release also
+ * carries blockchain tests, of another format).
+ */
+export function sharedDirs(shared = SHARED): string[] {
+  const dirs = [testsDir(shared)];
+  for (const name of readdirSync(shared).sort()) {
+    if (name === 'GeneralStateTests.tgz' || !/\.(tgz|tar\.gz)$/.test(name)) continue;
+    const dir = unpacked(join(shared, name), name.replace(/\.(tgz|tar\.gz)$/, ''));
+    dirs.push(findFolder(dir, 'state_tests') ?? dir);
+  }
+  return dirs;
+}
+
+/** The first folder named `name` at or below `dir` (breadth first), if any. */
+function findFolder(dir: string, name: string): string | undefined {
+  let level = [dir];
+  while (level.length) {
+    const next: string[] = [];
+    for (const d of level) {
+      for (const entry of readdirSync(d).sort()) {
+        const full = join(d, entry);
+        if (!statSync(full).isDirectory()) continue;
+        if (entry === name) return full;
+        next.push(full);
+      }
+    }
+    level = next;
+  }
+  return undefined;
 }
 
 function jsonFiles(dir: string): string[] {
@@ -52,9 +93,15 @@ function jsonFiles(dir: string): string[] {
   return out;
 }
 
+/** A file's name in reports: its path below the folder of state tests it came from. */
+function nameOf(bases: readonly string[], file: string): string {
+  return relative(bases.find((b) => file.startsWith(b + sep)) ?? bases[0]!, file);
+}
+
 interface Job {
   files: string[];
-  base: string;
+  /** The folders of state tests the files come from. */
+  bases: string[];
   sample: number;
   offset: number;
   traced: boolean[];
@@ -74,7 +121,7 @@ async function runJob(job: Job): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
   let n = job.offset;
   for (const file of job.files) {
-    const name = relative(job.base, file);
+    const name = nameOf(job.bases, file);
     const started = Date.now();
     const json = JSON.parse(readFileSync(file, 'utf8')) as Record<string, StateTestJson>;
     for (const c of cases(name, json, forkSet(job.forks))) {
@@ -99,8 +146,8 @@ async function runJob(job: Job): Promise<CaseResult[]> {
 const forkSet = (forks: SupportedHardfork[] | undefined) => (forks === undefined ? undefined : new Set(forks));
 
 /** Count a file's cases without running them (for the global numbering). */
-function caseCount(file: string, base: string, forks: SupportedHardfork[] | undefined): number {
-  return cases(relative(base, file), JSON.parse(readFileSync(file, 'utf8')), forkSet(forks)).length;
+function caseCount(file: string, bases: string[], forks: SupportedHardfork[] | undefined): number {
+  return cases(nameOf(bases, file), JSON.parse(readFileSync(file, 'utf8')), forkSet(forks)).length;
 }
 
 export interface GateOptions {
@@ -111,16 +158,18 @@ export interface GateOptions {
   progress?: boolean;
   skipSlow?: boolean;
   forks?: SupportedHardfork[];
-  /** A folder of state test files to run instead of the shared archive. */
+  /** A folder of state test files to run instead of the shared archives. */
   dir?: string;
+  /** The conformance folder whose archives are run (default: ../shared/conformance beside the checkout). */
+  shared?: string;
   log?: (line: string) => void;
 }
 
 export async function runGate(options: GateOptions): Promise<{ passed: number; failed: CaseResult[]; byFork: Map<string, { passed: number; failed: number }> }> {
-  const base = options.dir ?? testsDir();
-  const files = jsonFiles(base).filter((f) => options.only === undefined || f.includes(options.only));
+  const bases = options.dir !== undefined ? [options.dir] : sharedDirs(options.shared);
+  const files = bases.flatMap((b) => jsonFiles(b)).filter((f) => options.only === undefined || f.includes(options.only));
   // Split the files into contiguous shares of about equal case counts.
-  const counts = files.map((f) => caseCount(f, base, options.forks));
+  const counts = files.map((f) => caseCount(f, bases, options.forks));
   const total = counts.reduce((a, b) => a + b, 0);
   const jobs: Job[] = [];
   let start = 0;
@@ -130,7 +179,7 @@ export async function runGate(options: GateOptions): Promise<{ passed: number; f
     let share = 0;
     const target = (total * (w + 1)) / options.workers - offset;
     while (end < files.length && (w === options.workers - 1 || share < target)) share += counts[end++]!;
-    jobs.push({ files: files.slice(start, end), base, sample: options.sample, offset, traced: options.traced, progress: options.progress, skipSlow: options.skipSlow, forks: options.forks });
+    jobs.push({ files: files.slice(start, end), bases, sample: options.sample, offset, traced: options.traced, progress: options.progress, skipSlow: options.skipSlow, forks: options.forks });
     offset += share;
     start = end;
   }

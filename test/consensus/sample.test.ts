@@ -5,9 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { runGate, testsDir } from './run.js';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { runGate, sharedDirs, testsDir } from './run.js';
 import { cases, runCase, type StateTestJson } from './stateTest.js';
 
 test('a deterministic sample of the Ethereum state tests passes on the node engine', async () => {
@@ -28,4 +30,32 @@ test('a traced case whose tracing fails is reported as such, not as a refused tr
   const cut = await runCase(c, true, 0);
   assert.equal(cut.ok, false);
   assert.equal(cut.reason, 'traced run failed: execution timeout');
+});
+
+test('every archive in the conformance folder runs: a release of newer forks from its state_tests folder only', async () => {
+  // A conformance folder as the shared one may come to hold it: GeneralStateTests.tgz, and an
+  // execution-spec-tests release archive, whose blockchain tests (another format) are not read.
+  const root = mkdtempSync(join(tmpdir(), 'node-rpc-conformance-'));
+  try {
+    const example = readFileSync(join(testsDir(), 'stExample/add11.json'));
+    const put = (path: string, bytes: Buffer | string) => {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), bytes);
+    };
+    put('gst/GeneralStateTests/stExample/add11.json', example);
+    put('release/fixtures/state_tests/cancun/example/add11.json', example);
+    put('release/fixtures/blockchain_tests/cancun/broken.json', '{ not a state test');
+    mkdirSync(join(root, 'conformance'));
+    execFileSync('tar', ['-czf', join(root, 'conformance', 'GeneralStateTests.tgz'), '-C', join(root, 'gst'), 'GeneralStateTests']);
+    execFileSync('tar', ['-czf', join(root, 'conformance', 'fixtures_release.tar.gz'), '-C', join(root, 'release'), 'fixtures']);
+    const dirs = sharedDirs(join(root, 'conformance'));
+    assert.equal(dirs.length, 2);
+    assert.match(dirs[1]!, /state_tests$/);
+    const one = cases('x', JSON.parse(example.toString('utf8')) as Record<string, StateTestJson>, new Set(['cancun'] as const)).length;
+    const { passed, failed } = await runGate({ shared: join(root, 'conformance'), sample: 1, traced: [false], workers: 1 });
+    assert.deepEqual(failed, []);
+    assert.equal(passed, 2 * one);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
