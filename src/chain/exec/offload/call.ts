@@ -106,9 +106,16 @@ export async function routedCall(
 ): Promise<Uint8Array> {
   const key = callKey(req.to?.bytes, req.data);
   let mainMs: number | undefined;
+  let workerMs: number | undefined;
   try {
     if (await workers.routing.enter(key)) {
-      const out = await callOnWorker(host, workers, req, ref);
+      const sent = performance.now();
+      let out: Uint8Array | undefined;
+      try {
+        out = await callOnWorker(host, workers, req, ref);
+      } finally {
+        workerMs = performance.now() - sent;
+      }
       if (out !== undefined) return out;
     }
     const started = performance.now();
@@ -118,6 +125,6 @@ export async function routedCall(
       mainMs = performance.now() - started;
     }
   } finally {
-    workers.routing.leave(key, mainMs);
+    workers.routing.leave(key, mainMs, workerMs);
   }
 }

@@ -38,15 +38,22 @@ export class CallRouting {
     return true;
   }
 
-  /** The call that entered is done; `mainMs` is how long it ran on the main thread, if it did. */
-  leave(key: string | undefined, mainMs?: number): void {
+  /**
+   * The call that entered is done; `mainMs` is how long it ran on the main thread, `workerMs` how
+   * long it took on a worker (hop and queue included), whichever it did. A long run on the main
+   * thread marks its key; a short one clears it, and so does a run on a worker under half that
+   * time (so a call that was long once, as the first call of a process is, running cold, comes
+   * back to the main thread after one quick run on a worker, and a call near the bound does not
+   * swing between the two).
+   */
+  leave(key: string | undefined, mainMs?: number, workerMs?: number): void {
     this.active--;
-    if (key === undefined || mainMs === undefined) return;
-    if (mainMs >= LONG_CALL_MS) {
+    if (key === undefined) return;
+    if (mainMs !== undefined && mainMs >= LONG_CALL_MS) {
       this.long.delete(key);
       this.long.set(key, true);
       if (this.long.size > REMEMBERED) this.long.delete(this.long.keys().next().value!);
-    } else this.long.delete(key);
+    } else if (mainMs !== undefined || (workerMs !== undefined && workerMs < LONG_CALL_MS / 2)) this.long.delete(key);
   }
 }
 
