@@ -39,7 +39,7 @@ import { Intake } from './pool/intake.js';
 import { History } from './controls/history.js';
 import { Controls } from './controls/settings.js';
 import { LogIndex } from './logs/logIndex.js';
-import { Lock } from './core/lock.js';
+import { Lock, type Client } from './core/lock.js';
 import { Head } from './head/head.js';
 import { Accounts } from './owners/accounts.js';
 import { MiningMode } from './owners/miningMode.js';
@@ -76,7 +76,7 @@ interface EngineParts {
 export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Calls, Submit, TestControls, Tracing, Admin, Filters, Subscriptions {
   readonly events = new EventEmitter<NodeEvents>();
   readonly store: BlockStore;
-  /** Every change to the chain runs under it, in request order; reads of the live state take turns with them (lock.ts). */
+  /** Every change to the chain runs under it, each client's in request order, clients taking turns; reads of the live state take turns with changes (lock.ts). */
   readonly lock = new Lock();
   /** Gas cap and wall-clock limit of calls (--rpc-gas-cap, --call-timeout). */
   readonly callBounds: CallBounds = { gasCap: undefined, timeoutMs: DEFAULT_CALL_TIMEOUT_MS };
@@ -395,12 +395,12 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   }
 
   /** anvil_setChainId: new transactions are signed and checked for `chainId`. */
-  async setChainId(chainId: bigint): Promise<void> {
+  async setChainId(chainId: bigint, client?: Client): Promise<void> {
     await this.lock.run(async () => {
       this.config.chainId = chainId;
       this.currentCommon = makeCommon(chainId, this.config.hardfork, this.config.codeSizeLimit);
       this.currentVm = await createVM({ common: this.currentCommon, stateManager: this.state, blockchain: this.currentVm.blockchain, setHardfork: false });
-    });
+    }, client);
   }
 
   /** Stop timers (interval mining); the node is unusable afterwards. */

@@ -3,6 +3,7 @@
  */
 import { bytesToHex } from '@ethereumjs/util';
 import { ChainError, ExecutionError } from '../chain/core/errors.js';
+import { asClient } from '../chain/core/lock.js';
 import { RawJson } from '../format/hex.js';
 import { JsonParts } from '../format/stream.js';
 import { batchTooLarge, capBatch, DEFAULT_MAX_BATCH, errorText, methodsOf, refusedText, type Body, type Id } from './batch.js';
@@ -22,6 +23,9 @@ export interface DispatchLimits {
   /** Bytes a batch answer may hold in all (default: no cap); calls past it are answered -32003. */
   maxBatchResponseBytes?: number;
 }
+
+/** The context of direct calls (`call` without one): they are one client. */
+const DIRECT: CallContext = Object.freeze({ transport: 'http' as const });
 
 export class Dispatcher {
   /** Requests being answered now. */
@@ -87,10 +91,10 @@ export class Dispatcher {
   }
 
   /** Run one method directly (used by in-process callers such as the CLI and tests). */
-  async call(method: string, params: unknown[], ctx: CallContext = { transport: 'http' }): Promise<unknown> {
+  async call(method: string, params: unknown[], ctx: CallContext = DIRECT): Promise<unknown> {
     const def = this.table.get(method);
     if (!def) throw new RpcError(ErrorCode.MethodNotFound, `the method ${method} does not exist/is not available`);
-    return def.call(ctx, params);
+    return asClient(ctx.client ?? ctx, () => def.call(ctx, params));
   }
 
   /**
@@ -111,7 +115,8 @@ export class Dispatcher {
       if (!def) throw new RpcError(ErrorCode.MethodNotFound, `the method ${name} does not exist/is not available`);
       this.inFlight++;
       try {
-        result = await def.call(ctx, (params as unknown[] | undefined) ?? []);
+        // The changes the handler asks for are queued as its connection's (chain/core/lock.ts).
+        result = await asClient(ctx.client ?? ctx, () => def.call(ctx, (params as unknown[] | undefined) ?? []));
       } finally {
         if (--this.inFlight === 0 && this.idle.length > 0) for (const done of this.idle.splice(0)) done();
       }

@@ -2,6 +2,12 @@
 /** Per-connection context handed to handlers (subscriptions need to push on their connection). */
 export interface CallContext {
   readonly transport: 'http' | 'ws';
+  /**
+   * The connection the calls come over, where one context serves several (each HTTP socket); the
+   * context itself stands for its connection otherwise. Changes queued by different connections
+   * take turns.
+   */
+  readonly client?: object;
   /** Push a message to this connection (WebSocket only). */
   send?(message: string): void;
   /** Register cleanup for when the connection closes (WebSocket only). */

@@ -91,7 +91,6 @@ const KEEP_ALIVE_TIMEOUT_MS = 30_000;
 /** How long close() waits for in-flight requests and WebSocket close handshakes before cutting. */
 const CLOSE_GRACE_MS = 1_000;
 
-const HTTP_CTX: CallContext = Object.freeze({ transport: 'http' as const });
 const EMPTY = Buffer.alloc(0);
 const HEALTH_BODY = '{"status":"ok"}';
 const ALLOW_METHODS = 'POST, GET, OPTIONS';
@@ -176,11 +175,12 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
   };
 
   const dispatch = (res: ServerResponse, text: string, cors: Readonly<Record<string, string>>, client: Client | undefined, visit: Visit | undefined): void => {
-    let ctx = HTTP_CTX;
+    // The socket stands for the client: the node lets changes from different clients take turns.
+    let ctx: CallContext = { transport: 'http', client: res.req.socket };
     let admission: Admission | undefined;
     if (client !== undefined) {
       admission = new Admission(client, metrics);
-      ctx = { transport: 'http', admit: admission.admit };
+      ctx = { transport: 'http', client: res.req.socket, admit: admission.admit };
       if (visit !== undefined) visit.admission = admission;
     }
     let pending: Promise<Body | undefined>;

@@ -1,14 +1,16 @@
 /**
- * The node's lock: changes in arrival order, reads taking turns with them (a read waits for at most
- * the change under way, a stream of reads never holds a change back for longer than the reads
- * already waiting), failures passed to their caller without stalling the rest; and through the
- * node, another client's eth_call answered while a WebSocket floods it with pipelined sends.
+ * The node's lock: each client's changes in arrival order, clients taking turns (a client's change
+ * waits for at most one change of each other client), reads taking turns with changes (a read
+ * waits for at most the change under way, a stream of reads never holds a change back for longer
+ * than the reads already waiting), failures passed to their caller without stalling the rest; and
+ * through the node, another client's eth_call answered while a WebSocket floods it with pipelined
+ * sends.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Wallet } from 'ethers';
 import { WebSocket } from 'ws';
-import { Lock } from '../../src/chain/core/lock.js';
+import { asClient, askingClient, Lock } from '../../src/chain/core/lock.js';
 import { ADDRS, KEYS, startTestNode, type TestNode } from '../support/node.js';
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
@@ -60,6 +62,60 @@ describe('Lock', () => {
     // c0 was under way; a and b were waiting when it ended; c1 comes right after them.
     assert.deepEqual(seen.slice(0, 4), ['c0', 'a', 'b', 'c1']);
     while (more > 0) await tick();
+  });
+
+  test("client B's change waits for at most one of client A's 100 queued changes; each client's order is kept", async () => {
+    const lock = new Lock();
+    const a = {};
+    const b = {};
+    const seen: string[] = [];
+    const changes = Array.from({ length: 100 }, (_, i) => lock.run(async () => void (await tick(), seen.push(`a${i}`)), a));
+    const fromB = lock.run(async () => void seen.push('b'), b);
+    await Promise.all([...changes, fromB]);
+    assert.ok(seen.indexOf('b') <= 1, `B's change ran at position ${seen.indexOf('b')}`);
+    assert.deepEqual(
+      seen.filter((s) => s !== 'b'),
+      Array.from({ length: 100 }, (_, i) => `a${i}`),
+    );
+  });
+
+  test('clients with changes queued take one turn each, in the order they first queued', async () => {
+    const lock = new Lock();
+    const [a, b, c] = [{}, {}, {}];
+    const seen: string[] = [];
+    const queue = (client: object, name: string) => lock.run(async () => void (await tick(), seen.push(name)), client);
+    const all = [queue(a, 'a0'), queue(a, 'a1'), queue(a, 'a2'), queue(b, 'b0'), queue(b, 'b1'), queue(c, 'c0'), queue(a, 'a3')];
+    await Promise.all(all);
+    assert.deepEqual(seen, ['a0', 'b0', 'c0', 'a1', 'b1', 'a2', 'a3']);
+  });
+
+  test('a client joining later waits behind the clients already queued for one turn each, not their backlogs', async () => {
+    const lock = new Lock();
+    const [a, b] = [{}, {}];
+    const seen: string[] = [];
+    const work: Promise<void>[] = [];
+    for (let i = 0; i < 50; i++) work.push(lock.run(async () => void (await tick(), seen.push(`a${i}`)), a));
+    // Let A's flood get under way, then B asks twice, one after the other.
+    while (seen.length < 10) await tick();
+    const doneBefore = seen.length;
+    work.push(lock.run(async () => void seen.push('b0'), b), lock.run(async () => void seen.push('b1'), b));
+    await Promise.all(work);
+    const at = seen.indexOf('b0');
+    // After at most the change of A's under way.
+    assert.ok(at <= doneBefore + 1, `B's first change ran at position ${at}, asked for after ${doneBefore} of A's`);
+    // B's second change had B's turn after the first: it waits for one of A's, not for A's backlog.
+    assert.ok(seen.indexOf('b1') - at <= 2, `B's second change ran at position ${seen.indexOf('b1')}`);
+  });
+
+  test('changes asked for inside asClient are queued as that client, those outside as the node', async () => {
+    const lock = new Lock();
+    const a = {};
+    const seen: string[] = [];
+    const work = Array.from({ length: 20 }, (_, i) => asClient(a, () => lock.run(async () => void (await tick(), seen.push(`a${i}`)))));
+    assert.equal(askingClient(), undefined);
+    work.push(lock.run(async () => void seen.push('node')));
+    await Promise.all(work);
+    assert.ok(seen.indexOf('node') <= 1, `the node's own change ran at position ${seen.indexOf('node')}`);
   });
 
   test('a failing task rejects its caller and the next one runs', async () => {

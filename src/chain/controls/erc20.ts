@@ -10,6 +10,7 @@
  */
 import { bigIntToBytes, bytesToBigInt, createZeroAddress, hexToBytes, setLengthLeft, type Address } from '@ethereumjs/util';
 import { ChainError } from '../core/errors.js';
+import { asClient, askingClient } from '../core/lock.js';
 import type { AccessListResult } from '../exec/call.js';
 import { LATEST, type AccountOverride, type BlockRef, type StateOverrides, type TxRequest } from '../core/types.js';
 import { setStorageAt, type LiveState } from './cheats.js';
@@ -34,16 +35,18 @@ const calldata = (selector: Uint8Array, args: Address[]): Uint8Array => Buffer.c
 
 /** anvil_dealERC20(account, token, amount): `token.balanceOf(account)` becomes `amount`. */
 export async function dealErc20(node: Erc20Host, account: Address, token: Address, amount: bigint): Promise<void> {
+  const client = askingClient();
   const input = calldata(BALANCE_OF, [account]);
   const slot = await findSlot(node, token, input, amount, 'balance', `balanceOf(${account.toString()})`);
-  await setStorageAt(node, token, slot, word(amount));
+  await asClient(client, () => setStorageAt(node, token, slot, word(amount)));
 }
 
 /** anvil_setERC20Allowance(owner, spender, token, amount): `token.allowance(owner, spender)` becomes `amount`. */
 export async function setErc20Allowance(node: Erc20Host, owner: Address, spender: Address, token: Address, amount: bigint): Promise<void> {
+  const client = askingClient();
   const input = calldata(ALLOWANCE, [owner, spender]);
   const slot = await findSlot(node, token, input, amount, 'allowance', `allowance(${owner.toString()}, ${spender.toString()})`);
-  await setStorageAt(node, token, slot, word(amount));
+  await asClient(client, () => setStorageAt(node, token, slot, word(amount)));
 }
 
 /** The answer of `data` on `token` as a uint256 (undefined when it reverts or is not one word). */

@@ -1,13 +1,13 @@
 /**
  * Chain history controls: snapshots (evm_snapshot / evm_revert), anvil_rollback, anvil_reorg and
  * anvil_reset.
- * A snapshot is every owner's record (core/owner.ts), taken in request order: the head's is a
+ * A snapshot is every owner's record (core/owner.ts), taken in lock order: the head's is a
  * state root into the trie plus marks into its node store, so a revert lets go of the nodes written
  * since and a test suite that reverts after every test does not keep every test's state. What a
  * snapshot, a revert and a reset cover is the node's list of owners, not a list here.
  */
 import { ChainError } from '../core/errors.js';
-import type { Lock } from '../core/lock.js';
+import { askingClient, type Client, type Lock } from '../core/lock.js';
 import type { OwnerRecords, Owners } from '../core/owner.js';
 import type { StoredBlock, TxRequest } from '../core/types.js';
 import type { ForkLink } from '../engine/forkState.js';
@@ -27,7 +27,7 @@ export interface HistoryHost {
   stateRootOf(at: StoredBlock): Uint8Array;
   /** Write block 0: a fresh genesis, or the fork point of `fork`. */
   genesis(fork?: Fork): Promise<void>;
-  setChainId(chainId: bigint): Promise<void>;
+  setChainId(chainId: bigint, client?: Client): Promise<void>;
 }
 
 /** Mines a block of exactly the given transactions (anvil_reorg). */
@@ -47,7 +47,7 @@ interface Snapshot {
 }
 
 export class History {
-  /** Taken in lock order, so a snapshot sees exactly the operations requested before it. */
+  /** Taken in lock order, so a snapshot sees exactly the changes that ran before it (core/lock.ts). */
   private readonly snapshots = new Map<bigint, Promise<Snapshot>>();
   private nextSnapshotId = 1n;
 
@@ -59,7 +59,8 @@ export class History {
 
   /**
    * Record everything needed to come back here; returns the snapshot id. The record is taken in
-   * lock order: it holds every operation requested before this call and none requested after.
+   * lock order: it holds every change its client requested before this call and none requested
+   * after, and of other clients' changes those that had their turn before it.
    * Cheap: the state is a root into the trie (old nodes are kept), not a copy.
    */
   snapshot(): bigint {
@@ -94,11 +95,12 @@ export class History {
     const taken = this.snapshots.get(id);
     if (!taken) return false;
     for (const k of [...this.snapshots.keys()]) if (k >= id) this.snapshots.delete(k);
+    const client = askingClient();
     const snap = await taken;
     await this.n.lock.run(async () => {
       await this.n.owners.restore(snap.records);
       if (this.snapshots.size === 0) this.n.chainHead.endJournals();
-    });
+    }, client);
     return true;
   }
 
@@ -106,7 +108,7 @@ export class History {
    * anvil_rollback: drop the last `depth` blocks. Their transactions are gone (not back in the
    * pool, as in anvil) and their logs are reported removed to filters and subscriptions.
    */
-  async rollback(depth: bigint): Promise<void> {
+  async rollback(depth: bigint, client: Client | undefined = askingClient()): Promise<void> {
     await this.n.lock.run(async () => {
       const store = this.n.chainHead.store;
       const head = store.headNumber;
@@ -114,7 +116,7 @@ export class History {
       if (depth === 0n) return;
       const target = store.byNumber(head - depth)!;
       await this.n.chainHead.rollBackTo(target, this.n.stateRootOf(target));
-    });
+    }, client);
   }
 
   /**
@@ -124,11 +126,12 @@ export class History {
    */
   async reorg(depth: bigint, txs: ReadonlyArray<{ tx: Uint8Array | TxRequest; offset: number }>): Promise<void> {
     if (txs.some((t) => t.offset >= Number(depth))) throw new ChainError(`a transaction's block offset must be below the depth ${depth}`, undefined, -32602);
-    await this.rollback(depth);
+    const client = askingClient();
+    await this.rollback(depth, client);
     for (let i = 0; i < Number(depth); i++) {
       const block: PendingTx[] = [];
       for (const { tx } of txs.filter((t) => t.offset === i)) block.push(await this.intake.pendingFor(tx, block));
-      await this.n.lock.run(() => this.miner.mine(block, true));
+      await this.n.lock.run(() => this.miner.mine(block, true), client);
     }
   }
 
@@ -143,6 +146,7 @@ export class History {
     const old = this.n.forkLink.fork;
     // A chain id that followed the upstream follows the new one.
     const followChainId = fork !== undefined && old !== undefined && this.n.config.chainId === old.chainId && fork.chainId !== old.chainId;
+    const client = askingClient();
     // Read what the new genesis needs first: an unreachable upstream leaves the chain as it was.
     if (fork !== undefined) await fork.state.prefetch(this.n.accounts.map((a) => a.address), []);
     await this.n.lock.run(async () => {
@@ -152,7 +156,7 @@ export class History {
       if (old !== undefined && old !== fork) old.close();
       await this.n.genesis(fork);
       this.n.chainHead.announceReset();
-    });
-    if (followChainId) await this.n.setChainId(fork.chainId);
+    }, client);
+    if (followChainId) await this.n.setChainId(fork.chainId, client);
   }
 }

@@ -16,6 +16,7 @@ import { gunzipSync } from 'node:zlib';
 import { Account, KECCAK256_RLP, equalsBytes } from '@ethereumjs/util';
 import { EmptyRun } from '../head/emptyRuns.js';
 import { readyKeccak } from '../core/keccak.js';
+import { asClient, askingClient, type Client } from '../core/lock.js';
 import type { EventEmitter } from 'node:events';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { BlockStore } from '../head/store.js';
@@ -84,11 +85,11 @@ export interface LoadResult {
  * document's chain is longer (pool and snapshots are cleared then); its accounts are written over
  * the live state (each dumped account as dumped, others untouched).
  */
-export async function applyState(node: StateLoadHost, parsed: ParsedState): Promise<LoadResult> {
+export async function applyState(node: StateLoadHost, parsed: ParsedState, client: Client | undefined = askingClient()): Promise<LoadResult> {
   const chain = parsed.chain;
   const replace = chain !== undefined && (node.store.headNumber === 0n || chain.head > node.store.headNumber);
   if (chain?.entries.some((e) => e.kind !== 'block')) await readyKeccak();
-  return node.withLiveState(async (sm) => {
+  return asClient(client, () => node.withLiveState(async (sm) => {
     if (replace) {
       const dropped = node.store.truncate(-1n);
       for (const e of chain.entries) {
@@ -110,5 +111,5 @@ export async function applyState(node: StateLoadHost, parsed: ParsedState): Prom
     }
     const stateRoot = await sm.getStateRoot();
     return { replacedChain: replace, accounts: parsed.accounts.length, stateRoot, expectedStateRoot: replace ? chain.stateRoot : undefined };
-  });
+  }));
 }

@@ -9,7 +9,7 @@ import type { VM } from '@ethereumjs/vm';
 import { ConsoleWatch } from '../exec/console.js';
 import { TxRejected } from '../exec/rejections.js';
 import { readyKeccak } from '../core/keccak.js';
-import type { Lock } from '../core/lock.js';
+import { askingClient, type Lock } from '../core/lock.js';
 import type { ForkLink, NodeStateManager } from '../engine/forkState.js';
 import type { Fork } from '../fork/fork.js';
 import type { BlockStore } from '../head/store.js';
@@ -164,6 +164,7 @@ export class Mining {
    */
   async mineBlocks(count: number, opts: { interval?: bigint; timestamp?: bigint; detailed?: boolean } = {}): Promise<StoredBlock[]> {
     const { interval, timestamp, detailed = false } = opts;
+    const client = askingClient();
     if (count >= LAZY_RUN_MIN) await readyKeccak();
     return this.n.lock.run(async () => {
       if (timestamp !== undefined) this.n.clock.setNext(timestamp, this.n.store.head.block.header.timestamp);
@@ -185,7 +186,7 @@ export class Mining {
         }
       }
       return mined;
-    });
+    }, client);
   }
 
   /** Continue the run at the head when the next blocks would follow its recipe exactly. */

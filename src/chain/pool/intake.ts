@@ -10,7 +10,7 @@ import { Account, bytesToHex, createZeroAddress, type Address } from '@ethereumj
 import { txGasCap } from '../engine/common.js';
 import type { NodeStateManager } from '../engine/forkState.js';
 import { ChainError, TxFailedError } from '../core/errors.js';
-import type { Lock } from '../core/lock.js';
+import { askingClient, type Client, type Lock } from '../core/lock.js';
 import { revertMessage } from '../exec/revertData.js';
 import { unsignedTx, withFakeSender } from '../exec/request.js';
 import type { Fees } from '../fees/fees.js';
@@ -67,10 +67,12 @@ export class Intake {
   /** Fill, sign with the dev key of `from` (or send unsigned from an impersonated one), and submit. */
   async sendTransaction(req: TxRequest): Promise<Uint8Array> {
     if (req.from && !this.n.wallet.keys.has(req.from.toString())) return this.sendUnsigned(req);
+    // Filling awaits: the client asking is read now, for the lock's turns.
+    const client = askingClient();
     return this.inSenderOrder(req.from, async () => {
       const tx = await this.signTransaction(req);
       const hash = tx.hash();
-      return this.submit({ tx, from: req.from!, hash, hashHex: bytesToHex(hash) });
+      return this.submit({ tx, from: req.from!, hash, hashHex: bytesToHex(hash) }, client);
     });
   }
 
@@ -135,9 +137,10 @@ export class Intake {
 
   /**
    * Admission checks, then into the pool. With automine the transaction (and any queued ones it
-   * unblocks) are mined at once, one block each, before this resolves.
+   * unblocks) are mined at once, one block each, before this resolves. Queued in the lock as
+   * `client`'s change (the one asking now by default).
    */
-  async submit(ptx: PendingTx): Promise<Uint8Array> {
+  async submit(ptx: PendingTx, client: Client | undefined = askingClient()): Promise<Uint8Array> {
     return this.n.lock.run(async () => {
       if (this.n.store.tx(ptx.hashHex) || this.n.pool.has(ptx.hashHex)) throw new ChainError('already known');
       const account = (await this.n.state.getAccount(ptx.from)) ?? new Account();
@@ -169,7 +172,7 @@ export class Intake {
         if (failed) throw failed;
       }
       return ptx.hash;
-    });
+    }, client);
   }
 
   /** Whether `from` may send without a key. */
@@ -187,10 +190,11 @@ export class Intake {
     if (!this.isImpersonated(from) && !this.n.wallet.keys.has(from.toString())) {
       throw new ChainError(`unknown account ${from.toString()}: not a dev account and not impersonated (anvil_impersonateAccount)`);
     }
+    const client = askingClient();
     return this.inSenderOrder(from, async () => {
       const tx = withFakeSender(await this.fill(req), this.n.common, from);
       const hash = tx.hash();
-      return this.submit({ tx, from, hash, hashHex: bytesToHex(hash) });
+      return this.submit({ tx, from, hash, hashHex: bytesToHex(hash) }, client);
     });
   }
 

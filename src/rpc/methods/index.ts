@@ -4,6 +4,7 @@
  */
 import type { StateFiles } from '../../chain/api.js';
 import { applyState, dumpStateText, parseState } from '../../chain/controls/stateFile.js';
+import { askingClient } from '../../chain/core/lock.js';
 import type { DevNode } from '../../chain/node.js';
 import { withForkHistory } from '../forkHistory.js';
 import { method, MethodTable } from '../registry.js';
@@ -27,7 +28,8 @@ function stateFiles(node: DevNode): StateFiles {
   return {
     dumpState: (generator) => dumpStateText(node, generator),
     loadState: async (text) => {
-      await applyState(node, await parseState(node, text));
+      const client = askingClient();
+      await applyState(node, await parseState(node, text), client);
     },
   };
 }
