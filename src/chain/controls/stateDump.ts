@@ -107,13 +107,30 @@ export async function dumpStateChunks(node: DumpSource, generator: string): Prom
       return { ...fixedParts(node, generator, stateRoot), state: frozenState(sm, node.stateTrie, stateRoot) };
     });
     try {
-      return await documentChunks(node, fixed, frozenReader(fixed.state));
+      const seen = new Map<string, RenderedAccount>();
+      const chunks = await documentChunks(node, fixed, frozenReader(fixed.state), rendered.get(node), seen);
+      rendered.set(node, seen);
+      return chunks;
     } catch {
       // The state at the fixed root is no longer complete in the store: dumped under the lock below.
     }
   }
   return node.withLiveState(async (sm) => documentChunks(node, fixedParts(node, generator, await sm.getStateRoot()), liveReader(node, sm)));
 }
+
+/** An account's text in the document, and the trie leaf (hex RLP) it was made from. */
+interface RenderedAccount {
+  rlpHex: string;
+  address: string;
+  text: string;
+}
+
+/**
+ * The accounts' text of a node's last dump made at a fixed root, by hashed key. An account's text
+ * follows from its leaf alone (nonce, balance, and storage and code by the hash of their content),
+ * so an account whose leaf is unchanged is not read or formatted again.
+ */
+const rendered = new WeakMap<DumpSource, Map<string, RenderedAccount>>();
 
 /** How a dump reads the accounts: their trie's leaves, an account's storage and code. */
 interface AccountReader {
@@ -181,7 +198,7 @@ function fixedParts(node: DumpSource, generator: string, stateRoot: Uint8Array):
 }
 
 /** The document's text, its accounts read through `reader`. */
-async function documentChunks(node: DumpSource, fixed: FixedParts, reader: AccountReader): Promise<string[]> {
+async function documentChunks(node: DumpSource, fixed: FixedParts, reader: AccountReader, previous?: Map<string, RenderedAccount>, seen?: Map<string, RenderedAccount>): Promise<string[]> {
   const out = new Writer();
   const { head, blocks, ext } = fixed;
   out.push(`{"block":${JSON.stringify(blockEnv(head.block.header))},"accounts":{`);
@@ -190,6 +207,12 @@ async function documentChunks(node: DumpSource, fixed: FixedParts, reader: Accou
   const entries: Array<[string, string]> = [];
   for (const [hashedKey, rlpHex] of await reader.leaves(out)) {
     await out.maybeYield();
+    const before = previous?.get(hashedKey);
+    if (before !== undefined && before.rlpHex === rlpHex) {
+      entries.push([before.address, before.text]);
+      seen?.set(hashedKey, before);
+      continue;
+    }
     const key = node.preimages.get(hashedKey);
     if (!key || key.length !== 20) throw new ChainError(`cannot dump the state: no address is known for account key ${hashedKey}`);
     const address = new Address(key);
@@ -208,7 +231,9 @@ async function documentChunks(node: DumpSource, fixed: FixedParts, reader: Accou
     }
     const code = account.isContract() ? bytesToHex(await reader.code(address, account)) : '0x';
     const addr = address.toString();
-    entries.push([addr, `"${addr}":{"nonce":${account.nonce},"balance":"${q(account.balance)}","code":"${code}","storage":{${storage}}}`]);
+    const text = `"${addr}":{"nonce":${account.nonce},"balance":"${q(account.balance)}","code":"${code}","storage":{${storage}}}`;
+    entries.push([addr, text]);
+    seen?.set(hashedKey, { rlpHex, address: addr, text });
   }
   entries.sort((a, b) => (a[0] < b[0] ? -1 : 1));
   for (let i = 0; i < entries.length; i++) {
