@@ -47,6 +47,7 @@ import fanout from './scenarios/fanout.js';
 import suite from './scenarios/suite.js';
 import suiteInProcess from './scenarios/suite-in-process.js';
 import httpFloor from './scenarios/http-floor.js';
+import stateWrites from './scenarios/state-writes.js';
 import rssEnd from './scenarios/rss-end.js';
 
 /**
@@ -56,9 +57,10 @@ import rssEnd from './scenarios/rss-end.js';
  * and suite run on instances of their own, and with http-floor they leave the order of the others
  * as it was (they are two, so the node that goes first in rss-end is unchanged). suite-in-process
  * (node-rpc's side in the bench process, anvil's on an instance of its own) makes them three: the
- * node that goes first in rss-end is now the other one.
+ * node that goes first in rss-end is now the other one. state-writes (instances of its own) makes them
+ * four: the node that goes first in rss-end is the one it was before suite-in-process.
  */
-export const SCENARIOS: Scenario[] = [boot, transfers, ethCall, ethCallVaried, heavyCall, blockNumber, getBalance, batch, tracing, mining, snapshots, fork, logs, fanout, transfersSustained, suite, suiteInProcess, httpFloor, rssEnd];
+export const SCENARIOS: Scenario[] = [boot, transfers, ethCall, ethCallVaried, heavyCall, blockNumber, getBalance, batch, tracing, mining, snapshots, fork, logs, fanout, transfersSustained, suite, suiteInProcess, httpFloor, stateWrites, rssEnd];
 
 const KINDS = ['node-rpc', 'anvil'] as const;
 type Kind = (typeof KINDS)[number];

@@ -189,4 +189,31 @@ describe('state dumps', () => {
     assert.equal(Object.keys(doc.accounts).length, dumped + 1);
     assert.deepEqual(doc.accounts[fresh].storage, { [slot5]: '0x' + '0'.repeat(63) + '1' });
   });
+  test('successive dumps give each account as it is now: changed ones anew, unchanged ones as before, removed ones gone', async () => {
+    const who = (i: number) => '0x' + (0xd0e000 + i).toString(16).padStart(40, '0');
+    for (let i = 0; i < 4; i++) {
+      await a.rpc('anvil_setBalance', [who(i), '0x10']);
+      await a.rpc('anvil_setCode', [who(i), '0x600100']);
+      await a.rpc('anvil_setStorageAt', [who(i), '0x1', '0x' + '11'.repeat(32)]);
+    }
+    const first = JSON.parse(blobText(await a.rpc<string>('anvil_dumpState'))).accounts;
+    assert.equal(first[who(0)].balance, '0x10');
+    await a.rpc('anvil_setBalance', [who(0), '0x20']);
+    await a.rpc('anvil_setStorageAt', [who(1), '0x1', '0x' + '22'.repeat(32)]);
+    await a.rpc('anvil_setCode', [who(2), '0x600200']);
+    const snap = await a.rpc<string>('evm_snapshot');
+    await a.rpc('anvil_setBalance', [who(3), '0x30']);
+    const during = JSON.parse(blobText(await a.rpc<string>('anvil_dumpState'))).accounts;
+    assert.equal(during[who(3)].balance, '0x30');
+    await a.rpc('evm_revert', [snap]);
+    await a.rpc('anvil_setBalance', [who(5), '0x50']);
+    const second = JSON.parse(blobText(await a.rpc<string>('anvil_dumpState'))).accounts;
+    const slot1 = '0x' + '0'.repeat(63) + '1';
+    assert.equal(second[who(0)].balance, '0x20');
+    assert.deepEqual(second[who(1)].storage, { [slot1]: '0x' + '22'.repeat(32) });
+    assert.equal(second[who(2)].code, '0x600200');
+    assert.deepEqual(second[who(3)], first[who(3)], 'the change reverted is gone');
+    assert.equal(second[who(5)].balance, '0x50');
+    assert.equal(Object.keys(second).length, Object.keys(first).length + 1);
+  });
 });

@@ -20,11 +20,13 @@ import { promisify } from 'node:util';
 import { LeafMPTNode, nibblesToBytes, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import type { BlockHeader } from '@ethereumjs/block';
+import type { Account } from '@ethereumjs/util';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, KECCAK256_RLP, bytesToHex, createAccountFromRLP, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { ChainError } from '../core/errors.js';
 import { keccak256 } from '../core/keccak.js';
 import { dumpPool } from '../pool/poolFile.js';
+import { frozenState, type FrozenState } from '../engine/frozenState.js';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { BlockStore } from '../head/store.js';
 import type { TxPool } from '../pool/txpool.js';
@@ -37,6 +39,8 @@ export interface DumpSource {
   readonly preimages: { get(hashedKeyHex: string): Uint8Array | undefined };
   readonly config: { readonly chainId: bigint; readonly hardfork: string };
   readonly clock: { readonly offset: bigint };
+  /** The chain this node forks, if it does (its state is then not all in the trie). */
+  readonly fork: unknown;
   withLiveState<T>(fn: (sm: MerkleStateManager) => Promise<T>): Promise<T>;
 }
 import type { MinedTx, StoredBlock } from '../core/types.js';
@@ -93,89 +97,169 @@ export async function dumpStateText(node: DumpSource, generator: string): Promis
 
 /** The text of a state document in chunks (written to a file one after another). */
 export async function dumpStateChunks(node: DumpSource, generator: string): Promise<string[]> {
+  // The node's lock is held only to fix what is dumped (the state root, the blocks, the pool): the
+  // accounts are read at that root and the text is built after it is released, so requests that
+  // take the lock (calls, sends) do not wait for the whole dump. Should the state at that root go
+  // from the store meanwhile (a snapshot rewound), the dump is made again under the lock throughout.
+  if (node.fork === undefined) {
+    const fixed = await node.withLiveState(async (sm) => {
+      const stateRoot = await sm.getStateRoot();
+      return { ...fixedParts(node, generator, stateRoot), state: frozenState(sm, node.stateTrie, stateRoot) };
+    });
+    try {
+      const seen = new Map<string, RenderedAccount>();
+      const chunks = await documentChunks(node, fixed, frozenReader(fixed.state), rendered.get(node), seen);
+      rendered.set(node, seen);
+      return chunks;
+    } catch {
+      // The state at the fixed root is no longer complete in the store: dumped under the lock below.
+    }
+  }
+  return node.withLiveState(async (sm) => documentChunks(node, fixedParts(node, generator, await sm.getStateRoot()), liveReader(node, sm)));
+}
+
+/** An account's text in the document, and the trie leaf (hex RLP) it was made from. */
+interface RenderedAccount {
+  rlpHex: string;
+  address: string;
+  text: string;
+}
+
+/**
+ * The accounts' text of a node's last dump made at a fixed root, by hashed key. An account's text
+ * follows from its leaf alone (nonce, balance, and storage and code by the hash of their content),
+ * so an account whose leaf is unchanged is not read or formatted again.
+ */
+const rendered = new WeakMap<DumpSource, Map<string, RenderedAccount>>();
+
+/** How a dump reads the accounts: their trie's leaves, an account's storage and code. */
+interface AccountReader {
+  leaves(pacer: Writer): Promise<Array<[string, string]>>;
+  storage(address: Address, account: Account): Promise<Record<string, string>>;
+  code(address: Address, account: Account): Promise<Uint8Array>;
+}
+
+/** The live state, read under the node's lock. */
+function liveReader(node: DumpSource, sm: MerkleStateManager): AccountReader {
+  return {
+    leaves: (pacer) => accountLeaves(node.stateTrie, pacer),
+    storage: (address) => sm.dumpStorage(address),
+    code: (address) => sm.getCode(address),
+  };
+}
+
+/** The state at a fixed root, read without the lock. */
+function frozenReader(state: FrozenState): AccountReader {
+  return {
+    leaves: (pacer) => accountLeaves(state.accounts, pacer),
+    storage: (_address, account) => state.storage(account.storageRoot),
+    code: (_address, account) => state.code(account.codeHash),
+  };
+}
+
+/** What the document holds besides the accounts, fixed under the lock. */
+interface FixedParts {
+  stateRoot: Uint8Array;
+  head: StoredBlock;
+  blocks: StoredBlock[];
+  ext: NodeRpcExtension;
+}
+
+/** The head, the blocks (the real ones, and the last block of each run of empty blocks) and the `nodeRpc` field. */
+function fixedParts(node: DumpSource, generator: string, stateRoot: Uint8Array): FixedParts {
+  const store = node.store;
+  const head = store.head;
+  const ext: NodeRpcExtension = {
+    version: NODE_RPC_FORMAT,
+    generator,
+    chainId: q(node.config.chainId),
+    hardfork: node.config.hardfork,
+    stateRoot: bytesToHex(stateRoot),
+    timeOffset: node.clock.offset.toString(),
+    head: { number: q(head.number), hash: head.hashHex },
+    emptyRuns: [],
+    preStateRoots: {},
+    errors: {},
+    pool: dumpPool(node.pool),
+  };
+  const blocks: StoredBlock[] = [];
+  const runs = [...store.emptyRuns()];
+  const takeRun = () => {
+    const r = runs.shift()!;
+    ext.emptyRuns.push({ number: q(r.first), count: r.count, interval: q(r.interval) });
+    blocks.push(store.byNumber(r.last)!);
+  };
+  for (const b of store.realBlocks(0n, head.number)) {
+    while (runs.length > 0 && runs[0].first < b.number) takeRun();
+    blocks.push(b);
+  }
+  while (runs.length > 0) takeRun();
+  return { stateRoot, head, blocks, ext };
+}
+
+/** The document's text, its accounts read through `reader`. */
+async function documentChunks(node: DumpSource, fixed: FixedParts, reader: AccountReader, previous?: Map<string, RenderedAccount>, seen?: Map<string, RenderedAccount>): Promise<string[]> {
   const out = new Writer();
-  return node.withLiveState(async (sm) => {
-    const stateRoot = await sm.getStateRoot();
-    const store = node.store;
-    const head = store.head;
-    out.push(`{"block":${JSON.stringify(blockEnv(head.block.header))},"accounts":{`);
+  const { head, blocks, ext } = fixed;
+  out.push(`{"block":${JSON.stringify(blockEnv(head.block.header))},"accounts":{`);
 
-    // Accounts, sorted by address (as anvil writes them).
-    const entries: Array<[string, string]> = [];
-    for (const [hashedKey, rlpHex] of await accountLeaves(node.stateTrie, out)) {
-      await out.maybeYield();
-      const key = node.preimages.get(hashedKey);
-      if (!key || key.length !== 20) throw new ChainError(`cannot dump the state: no address is known for account key ${hashedKey}`);
-      const address = new Address(key);
-      const account = createAccountFromRLP(hexToBytes(rlpHex as `0x${string}`));
-      let storage = '';
-      if (!equalsBytes(account.storageRoot, KECCAK256_RLP)) {
-        const slots: Array<[string, string]> = [];
-        for (const [hashedSlot, valueHex] of Object.entries(await sm.dumpStorage(address))) {
-          const slot = node.preimages.get(hashedSlot);
-          if (!slot || slot.length !== 32) throw new ChainError(`cannot dump the state: no slot is known for storage key ${hashedSlot} of ${address}`);
-          const value = RLP.decode(hexToBytes(valueHex as `0x${string}`)) as Uint8Array;
-          slots.push([bytesToHex(slot), bytesToHex(setLengthLeft(value, 32))]);
-        }
-        slots.sort((a, b) => (a[0] < b[0] ? -1 : 1));
-        storage = slots.map(([k, v]) => `"${k}":"${v}"`).join(',');
+  // Accounts, sorted by address (as anvil writes them).
+  const entries: Array<[string, string]> = [];
+  for (const [hashedKey, rlpHex] of await reader.leaves(out)) {
+    await out.maybeYield();
+    const before = previous?.get(hashedKey);
+    if (before !== undefined && before.rlpHex === rlpHex) {
+      entries.push([before.address, before.text]);
+      seen?.set(hashedKey, before);
+      continue;
+    }
+    const key = node.preimages.get(hashedKey);
+    if (!key || key.length !== 20) throw new ChainError(`cannot dump the state: no address is known for account key ${hashedKey}`);
+    const address = new Address(key);
+    const account = createAccountFromRLP(hexToBytes(rlpHex as `0x${string}`));
+    let storage = '';
+    if (!equalsBytes(account.storageRoot, KECCAK256_RLP)) {
+      const slots: Array<[string, string]> = [];
+      for (const [hashedSlot, valueHex] of Object.entries(await reader.storage(address, account))) {
+        const slot = node.preimages.get(hashedSlot);
+        if (!slot || slot.length !== 32) throw new ChainError(`cannot dump the state: no slot is known for storage key ${hashedSlot} of ${address}`);
+        const value = RLP.decode(hexToBytes(valueHex as `0x${string}`)) as Uint8Array;
+        slots.push([bytesToHex(slot), bytesToHex(setLengthLeft(value, 32))]);
       }
-      const code = account.isContract() ? bytesToHex(await sm.getCode(address)) : '0x';
-      const addr = address.toString();
-      entries.push([addr, `"${addr}":{"nonce":${account.nonce},"balance":"${q(account.balance)}","code":"${code}","storage":{${storage}}}`]);
+      slots.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+      storage = slots.map(([k, v]) => `"${k}":"${v}"`).join(',');
     }
-    entries.sort((a, b) => (a[0] < b[0] ? -1 : 1));
-    for (let i = 0; i < entries.length; i++) {
-      if (i % 256 === 0) await out.maybeYield();
-      out.push(i === 0 ? entries[i][1] : ',' + entries[i][1]);
-    }
-    out.push(`},"best_block_number":${u64(head.number)},"blocks":[`);
+    const code = account.isContract() ? bytesToHex(await reader.code(address, account)) : '0x';
+    const addr = address.toString();
+    const text = `"${addr}":{"nonce":${account.nonce},"balance":"${q(account.balance)}","code":"${code}","storage":{${storage}}}`;
+    entries.push([addr, text]);
+    seen?.set(hashedKey, { rlpHex, address: addr, text });
+  }
+  entries.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  for (let i = 0; i < entries.length; i++) {
+    if (i % 256 === 0) await out.maybeYield();
+    out.push(i === 0 ? entries[i][1] : ',' + entries[i][1]);
+  }
+  out.push(`},"best_block_number":${u64(head.number)},"blocks":[`);
 
-    // Blocks: the real ones, and the last block of each run of empty blocks.
-    const ext: NodeRpcExtension = {
-      version: NODE_RPC_FORMAT,
-      generator,
-      chainId: q(node.config.chainId),
-      hardfork: node.config.hardfork,
-      stateRoot: bytesToHex(stateRoot),
-      timeOffset: node.clock.offset.toString(),
-      head: { number: q(head.number), hash: head.hashHex },
-      emptyRuns: [],
-      preStateRoots: {},
-      errors: {},
-      pool: dumpPool(node.pool),
-    };
-    const blocks: StoredBlock[] = [];
-    const runs = [...store.emptyRuns()];
-    const takeRun = () => {
-      const r = runs.shift()!;
-      ext.emptyRuns.push({ number: q(r.first), count: r.count, interval: q(r.interval) });
-      blocks.push(store.byNumber(r.last)!);
-    };
-    for (const b of store.realBlocks(0n, head.number)) {
-      while (runs.length > 0 && runs[0].first < b.number) takeRun();
-      blocks.push(b);
+  for (let i = 0; i < blocks.length; i++) {
+    await out.maybeYield();
+    const b = blocks[i];
+    if (b.preStateRoot) ext.preStateRoots[q(b.number)] = bytesToHex(b.preStateRoot);
+    out.push((i === 0 ? '' : ',') + blockJson(b));
+  }
+  out.push('],"transactions":[');
+  let first = true;
+  for (const b of blocks) {
+    await out.maybeYield();
+    for (const t of b.txs) {
+      if (t.receipt.error !== undefined) ext.errors[t.hashHex] = t.receipt.error;
+      out.push((first ? '' : ',') + minedTxJson(t, b));
+      first = false;
     }
-    while (runs.length > 0) takeRun();
-    for (let i = 0; i < blocks.length; i++) {
-      await out.maybeYield();
-      const b = blocks[i];
-      if (b.preStateRoot) ext.preStateRoots[q(b.number)] = bytesToHex(b.preStateRoot);
-      out.push((i === 0 ? '' : ',') + blockJson(b));
-    }
-    out.push('],"transactions":[');
-    let first = true;
-    for (const b of blocks) {
-      await out.maybeYield();
-      for (const t of b.txs) {
-        if (t.receipt.error !== undefined) ext.errors[t.hashHex] = t.receipt.error;
-        out.push((first ? '' : ',') + minedTxJson(t, b));
-        first = false;
-      }
-    }
-    out.push(`],"historical_states":null,"nodeRpc":${JSON.stringify(ext)}}`);
-    return out.finish();
-  });
+  }
+  out.push(`],"historical_states":null,"nodeRpc":${JSON.stringify(ext)}}`);
+  return out.finish();
 }
 
 /** anvil_dumpState's answer: the document gzip-compressed, as 0x-hex (compressed off the main thread). */
