@@ -77,12 +77,15 @@ describe('fork upstream faults', () => {
   });
 
   test('past the retries the caller gets an error naming the fork upstream and why; later requests work', async () => {
-    proxy.faults.push('500', '500', '500');
+    // Three attempts, each of up to three HTTP requests (an account's reads go as one batch, or as
+    // single calls when they leave in separate turns, as on a loaded machine): enough 500s for all.
+    proxy.faults.push(...Array<'500'>(9).fill('500'));
     await assert.rejects(fork.rpc('eth_getBalance', [untouched(), 'latest']), (err: RpcCallError) => {
       assert.equal(err.code, -32000);
       assert.match(err.message, /^fork upstream failed: eth_get\w+ to http:\/\/127\.0\.0\.1:\d+: HTTP 500 Internal Server Error \(3 attempts\)$/);
       return true;
     });
+    proxy.faults.length = 0;
     assert.equal(BigInt(await fork.rpc('eth_blockNumber')), up.forkBlock);
     assert.equal(await fork.rpc('eth_getBalance', [up.funded[1], 'latest']), '0x7d0');
   });
