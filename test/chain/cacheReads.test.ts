@@ -6,28 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Account, Address, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { Account, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { makeCommon } from '../../src/chain/engine/common.js';
 import { createEngine, type Engine } from '../../src/chain/engine/engine.js';
+import { NO_HISTORY, address, slot } from '../support/engine.js';
 
-const history = {
-  getBlock: async () => {
-    throw new Error('no history');
-  },
-  putBlock: async () => {},
-  shallowCopy() {
-    return history;
-  },
-};
-
-const address = (n: number) => new Address(hexToBytes(`0x${n.toString(16).padStart(40, '0')}`));
-const slot = (n: number) => setLengthLeft(new Uint8Array([n]), 32);
 const CONTRACT = address(0xc0de);
 const CODE = hexToBytes('0x600160005500');
 
 /** An engine holding 20 funded accounts and a contract with code and two slots, flushed. */
 async function engine(cacheSize: number | 'unbounded'): Promise<Engine> {
-  const e = await createEngine(makeCommon(984n, 'prague'), history, { cacheSize });
+  const e = await createEngine(makeCommon(984n, 'prague'), NO_HISTORY, { cacheSize });
   for (let i = 1; i <= 20; i++) await e.state.putAccount(address(i), new Account(BigInt(i), 10n ** 18n * BigInt(i)));
   await e.state.putCode(CONTRACT, CODE);
   await e.state.putStorage(CONTRACT, slot(1), new Uint8Array([7]));

@@ -6,23 +6,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LeafMPTNode, nibblesToBytes } from '@ethereumjs/mpt';
-import { Account, Address, bytesToHex, createAccountFromRLP, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { Account, bytesToHex, createAccountFromRLP, hexToBytes } from '@ethereumjs/util';
 import { makeCommon } from '../../src/chain/engine/common.js';
 import { createEngine, type Engine } from '../../src/chain/engine/engine.js';
 import { frozenState, type FrozenState } from '../../src/chain/engine/frozenState.js';
+import { NO_HISTORY, address, slot } from '../support/engine.js';
 
-const history = {
-  getBlock: async () => {
-    throw new Error('no history');
-  },
-  putBlock: async () => {},
-  shallowCopy() {
-    return history;
-  },
-};
-
-const address = (n: number) => new Address(hexToBytes(`0x${n.toString(16).padStart(40, '0')}`));
-const slot = (n: number) => setLengthLeft(new Uint8Array([n]), 32);
 const CONTRACT = address(0xc0de);
 
 /** Every account under the frozen root: hashed key (hex) → account. */
@@ -35,7 +24,7 @@ async function accountsOf(f: FrozenState): Promise<Map<string, Account>> {
 }
 
 async function engine(): Promise<Engine> {
-  const e = await createEngine(makeCommon(984n, 'prague'), history, { cacheSize: 1_000 });
+  const e = await createEngine(makeCommon(984n, 'prague'), NO_HISTORY, { cacheSize: 1_000 });
   for (let i = 1; i <= 30; i++) await e.state.putAccount(address(i), new Account(BigInt(i), 10n ** 18n * BigInt(i)));
   await e.state.putCode(CONTRACT, hexToBytes('0x600160005500'));
   await e.state.putStorage(CONTRACT, slot(1), new Uint8Array([7]));

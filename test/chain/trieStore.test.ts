@@ -10,19 +10,10 @@ import { makeCommon } from '../../src/chain/engine/common.js';
 import { createEngine } from '../../src/chain/engine/engine.js';
 import { NodeStore, SLAB } from '../../src/chain/engine/nodeStore.js';
 import { RecordedStore, StoreReplica } from '../../src/chain/exec/offload/replica.js';
+import { NO_HISTORY } from '../support/engine.js';
 
 /** Slabs of 1 MiB, so a few thousand entries fill several. */
 const MiB = 1 << 20;
-
-const history = {
-  getBlock: async () => {
-    throw new Error('no history');
-  },
-  putBlock: async () => {},
-  shallowCopy() {
-    return history;
-  },
-};
 
 test('values are copied into slabs: later changes to the array written do not reach the store', () => {
   const store = new NodeStore(MiB);
@@ -121,7 +112,7 @@ test('logged writes reach a replica, each key once at its latest place, deletion
 test('writes are logged only while a replica exists, and a replica opens the same roots', async () => {
   const common = makeCommon(984n, 'prague');
   const store = new RecordedStore(MiB);
-  const node = await createEngine(common, history, { nodes: store });
+  const node = await createEngine(common, NO_HISTORY, { nodes: store });
   const a = new Address(hexToBytes('0x00000000000000000000000000000000000000a1'));
   const b = new Address(hexToBytes('0x00000000000000000000000000000000000000b2'));
 
@@ -142,7 +133,7 @@ test('writes are logged only while a replica exists, and a replica opens the sam
   replica.apply(store.take()!);
   store.stopLog();
 
-  const copy = await createEngine(common, history, { nodes: replica, cacheSize: 'unbounded' });
+  const copy = await createEngine(common, NO_HISTORY, { nodes: replica, cacheSize: 'unbounded' });
   for (const [root, balanceB] of [
     [root1, undefined],
     [root2, 5n],
