@@ -98,17 +98,21 @@ function nameOf(bases: readonly string[], file: string): string {
   return relative(bases.find((b) => file.startsWith(b + sep)) ?? bases[0]!, file);
 }
 
-interface Job {
-  files: string[];
+/** One unit of work: one file's cases in one mode. */
+interface Unit {
+  file: string;
+  /** The global number of the file's first case (so a sample is the same however the work is dealt). */
+  offset: number;
+  traced: boolean;
+}
+
+/** What every unit of one run shares. */
+interface RunSettings {
   /** The folders of state tests the files come from. */
   bases: string[];
   sample: number;
-  offset: number;
-  traced: boolean[];
-  /** Print each file as it ends, with its time and the heap in use (to find a slow or hungry case). */
+  /** Print each unit as it ends, with its time and the heap in use (to find a slow or hungry case). */
   progress?: boolean;
-  /** Leave out the files slow.ts marks. */
-  skipSlow?: boolean;
   /** Only the post states of these forks (default: every fork the node offers). */
   forks?: SupportedHardfork[];
 }
@@ -116,30 +120,26 @@ interface Job {
 /** A line on stderr now (a worker's process.stderr is flushed only when its event loop turns). */
 const say = (line: string) => writeSync(2, line + '\n');
 
-/** Run a share of the files; the case numbering is global so a sample is the same however split. */
-async function runJob(job: Job): Promise<CaseResult[]> {
+/** Run one unit; the case numbering is global so a sample is the same however the work is dealt. */
+async function runUnit(unit: Unit, settings: RunSettings): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
-  let n = job.offset;
-  for (const file of job.files) {
-    const name = nameOf(job.bases, file);
-    const started = Date.now();
-    const json = JSON.parse(readFileSync(file, 'utf8')) as Record<string, StateTestJson>;
-    for (const c of cases(name, json, forkSet(job.forks))) {
-      if (n++ % job.sample !== 0 || (job.skipSlow && isSlow(name))) continue;
-      for (const traced of job.traced) {
-        let r: CaseResult;
-        try {
-          r = await runCase(c, traced);
-          if (traced) r = { ...r, id: `${r.id} (traced)` };
-        } catch (err) {
-          r = { id: `${c.id}${traced ? ' (traced)' : ''}`, fork: c.fork, ok: false, reason: `threw: ${(err as Error).message.split('\n')[0]}` };
-        }
-        if (!r.ok) say(`FAIL ${r.id}: ${r.reason}`);
-        results.push(r);
-      }
+  const name = nameOf(settings.bases, unit.file);
+  const started = Date.now();
+  const json = JSON.parse(readFileSync(unit.file, 'utf8')) as Record<string, StateTestJson>;
+  let n = unit.offset;
+  for (const c of cases(name, json, forkSet(settings.forks))) {
+    if (n++ % settings.sample !== 0) continue;
+    let r: CaseResult;
+    try {
+      r = await runCase(c, unit.traced);
+      if (unit.traced) r = { ...r, id: `${r.id} (traced)` };
+    } catch (err) {
+      r = { id: `${c.id}${unit.traced ? ' (traced)' : ''}`, fork: c.fork, ok: false, reason: `threw: ${(err as Error).message.split('\n')[0]}` };
     }
-    if (job.progress) say(`${((Date.now() - started) / 1000).toFixed(1)} s ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MiB ${name}`);
+    if (!r.ok) say(`FAIL ${r.id}: ${r.reason}`);
+    results.push(r);
   }
+  if (settings.progress) say(`${((Date.now() - started) / 1000).toFixed(1)} s ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MiB ${name}${unit.traced ? ' (traced)' : ''}`);
   return results;
 }
 
@@ -165,35 +165,47 @@ export interface GateOptions {
   log?: (line: string) => void;
 }
 
+/**
+ * Deal the units to `workers` worker threads from one queue, each taking the next unit when it is
+ * done. The slow files go first, largest first, each mode a unit of its own, so the run ends when
+ * the work does rather than when the unluckiest share of files does.
+ */
 export async function runGate(options: GateOptions): Promise<{ passed: number; failed: CaseResult[]; byFork: Map<string, { passed: number; failed: number }> }> {
   const bases = options.dir !== undefined ? [options.dir] : sharedDirs(options.shared);
   const files = bases.flatMap((b) => jsonFiles(b)).filter((f) => options.only === undefined || f.includes(options.only));
-  // Split the files into contiguous shares of about equal case counts.
-  const counts = files.map((f) => caseCount(f, bases, options.forks));
-  const total = counts.reduce((a, b) => a + b, 0);
-  const jobs: Job[] = [];
-  let start = 0;
+  const settings: RunSettings = { bases, sample: options.sample, progress: options.progress, forks: options.forks };
+  const units: Array<Unit & { first: boolean; size: number }> = [];
   let offset = 0;
-  for (let w = 0; w < options.workers; w++) {
-    let end = start;
-    let share = 0;
-    const target = (total * (w + 1)) / options.workers - offset;
-    while (end < files.length && (w === options.workers - 1 || share < target)) share += counts[end++]!;
-    jobs.push({ files: files.slice(start, end), bases, sample: options.sample, offset, traced: options.traced, progress: options.progress, skipSlow: options.skipSlow, forks: options.forks });
-    offset += share;
-    start = end;
+  for (const file of files) {
+    const slow = isSlow(nameOf(bases, file));
+    if (!(slow && options.skipSlow)) {
+      for (const traced of options.traced) units.push({ file, offset, traced, first: slow, size: statSync(file).size });
+    }
+    offset += caseCount(file, bases, options.forks);
   }
-  const parts = await Promise.all(
-    jobs.map(
-      (job) =>
-        new Promise<CaseResult[]>((resolve, reject) => {
-          const worker = new Worker(fileURLToPath(import.meta.url), { workerData: job });
-          worker.once('message', resolve);
-          worker.once('error', reject);
-        }),
+  const queue = [...units.filter((u) => u.first).sort((a, b) => b.size - a.size), ...units.filter((u) => !u.first)];
+  const all: CaseResult[] = [];
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(options.workers, queue.length)) }, () =>
+      new Promise<void>((resolve, reject) => {
+        const worker = new Worker(fileURLToPath(import.meta.url), { workerData: { settings } satisfies GateWorker });
+        const next = () => {
+          const unit = queue.shift();
+          if (unit === undefined) {
+            void worker.terminate().then(() => resolve());
+            return;
+          }
+          worker.postMessage({ file: unit.file, offset: unit.offset, traced: unit.traced } satisfies Unit);
+        };
+        worker.on('message', (results: CaseResult[]) => {
+          all.push(...results);
+          next();
+        });
+        worker.once('error', reject);
+        next();
+      }),
     ),
   );
-  const all = parts.flat();
   const failed = all.filter((r) => !r.ok);
   for (const f of failed) options.log?.(`FAIL ${f.id}: ${f.reason}`);
   const byFork = new Map<string, { passed: number; failed: number }>();
@@ -204,6 +216,11 @@ export async function runGate(options: GateOptions): Promise<{ passed: number; f
     byFork.set(r.fork ?? '?', counts);
   }
   return { passed: all.length - failed.length, failed, byFork };
+}
+
+/** A gate worker's data: it then runs each unit it is sent and answers with the unit's results. */
+interface GateWorker {
+  settings: RunSettings;
 }
 
 interface FuzzJob {
@@ -226,8 +243,9 @@ export async function runFuzz(programs: number, seed: number, workers: number): 
 }
 
 if (!isMainThread) {
-  const job = workerData as Job | FuzzJob;
-  parentPort!.postMessage('fuzz' in job ? await differential(job.fuzz.seed, job.fuzz.programs) : await runJob(job));
+  const job = workerData as GateWorker | FuzzJob;
+  if ('fuzz' in job) parentPort!.postMessage(await differential(job.fuzz.seed, job.fuzz.programs));
+  else parentPort!.on('message', (unit: Unit) => void runUnit(unit, job.settings).then((results) => parentPort!.postMessage(results)));
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const opts = options();
   const traced = opts.mode === 'both' ? [false, true] : [opts.mode === 'traced'];
