@@ -12,8 +12,13 @@ export interface RpcHandler {
   handle(text: string, ctx: CallContext): Promise<Body | undefined>;
 }
 
-/** A streamed body goes out in chunks of about this many bytes, other work running between them. */
-const STREAM_CHUNK = 16 * 1024;
+/**
+ * A streamed body goes out in chunks of about this many bytes, other work running between them.
+ * Each chunk is one write and one turn of the event loop: at 16 KiB a 6,400-step struct log
+ * (0.8 MB) took 50 of each and ~1.5 ms more per trace than at 256 KiB, while encoding a chunk
+ * this size keeps other requests waiting well under a millisecond.
+ */
+const STREAM_CHUNK = 256 * 1024;
 
 /**
  * A body's pieces encoded straight into buffers of about STREAM_CHUNK bytes (outside the JS heap,
