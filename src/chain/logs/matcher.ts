@@ -30,16 +30,27 @@ export class LogMatcher {
   private readonly addresses: ReadonlySet<string> | undefined;
   private readonly topics: ReadonlyArray<ReadonlySet<string> | undefined>;
   private readonly minTopics: number;
-  /** Every group must have one probe present in a block's bloom. */
-  private readonly bloomGroups: BloomProbe[][];
+  /**
+   * Every group must have one probe present in a block's bloom. Made at the first bloom test: a
+   * probe costs a hash and a 256-byte walk per value (~10 µs), and most queries never test a bloom
+   * (a block whose logs are read directly, as an eth_getLogs of one block is).
+   */
+  private bloomGroups: BloomProbe[][] | undefined;
 
   constructor(readonly criteria: LogCriteria) {
     this.addresses = criteria.addresses.length > 0 ? new Set(criteria.addresses) : undefined;
     this.topics = criteria.topics.map((t) => (t && t.length > 0 ? new Set(t) : undefined));
     this.minTopics = criteria.topics.length;
-    this.bloomGroups = [];
-    if (this.addresses) this.bloomGroups.push([...this.addresses].map(bloomProbe));
-    for (const set of this.topics) if (set) this.bloomGroups.push([...set].map(bloomProbe));
+  }
+
+  private groups(): BloomProbe[][] {
+    if (this.bloomGroups === undefined) {
+      const groups: BloomProbe[][] = [];
+      if (this.addresses) groups.push([...this.addresses].map(bloomProbe));
+      for (const set of this.topics) if (set) groups.push([...set].map(bloomProbe));
+      this.bloomGroups = groups;
+    }
+    return this.bloomGroups;
   }
 
   /** True when the criteria accept every log. */
@@ -62,7 +73,7 @@ export class LogMatcher {
 
   /** False when a block with this logs bloom cannot hold a matching log. */
   mayMatch(bloom: Uint8Array): boolean {
-    for (const group of this.bloomGroups) {
+    for (const group of this.groups()) {
       let hit = false;
       for (const probe of group) {
         if (probeHits(bloom, probe)) {
