@@ -175,13 +175,36 @@ test('a rewind to a mark undoes every entry changed since, lets go of the slabs 
   assert.equal(store.mark().slabs, slabs, 'the slabs begun since were let go');
   assert.deepEqual(readBefore, value(8000), 'a value read before the rewind keeps its bytes');
 
-  // Writing again after the rewind starts a fresh slab; the slab filled at the mark keeps its tail.
+  // Writing again after the rewind goes on past the furthest byte written in the slab filled at
+  // the mark: that slab was filled up since, so a fresh slab begins.
   const usedAtMark = store.used;
   store.set('next', value(77));
   assert.equal(store.mark().slabs, slabs + 1);
   assert.notEqual(store.get('next')!.buffer, store.get('k0')!.buffer);
   assert.deepEqual(readBefore, value(8000));
   assert.ok(store.used > usedAtMark);
+});
+
+test('after a rewind the slab filled at the mark goes on past every byte written in it, so the undone values keep theirs', () => {
+  const store = new NodeStore(MiB);
+  const value = (i: number, n = 300) => new Uint8Array(n).fill(i & 0xff);
+  for (let i = 0; i < 10; i++) store.set(`k${i}`, value(i));
+  // What a suite does once per test: a mark, a block's worth of nodes, a rewind (loadFixture).
+  for (let round = 0; round < 50; round++) {
+    const mark = store.mark();
+    for (let i = 0; i < 20; i++) store.set(`r${round}-${i}`, value(round + i));
+    const undone = store.get(`r${round}-0`)!;
+    const usedBefore = store.used;
+    assert.equal(store.rewind(mark), 20);
+    assert.equal(store.get(`r${round}-0`), undefined);
+    store.set(`after${round}`, value(200 + round));
+    const after = store.get(`after${round}`)!;
+    assert.equal(after.buffer, store.get('k0')!.buffer, `round ${round}: the same slab, no new one per rewind`);
+    assert.ok(after.byteOffset > undone.byteOffset, `round ${round}: written past the undone values`);
+    assert.deepEqual(undone, value(round), `round ${round}: an undone value read before the rewind keeps its bytes`);
+    assert.equal(store.used, usedBefore + 4 + 300);
+    assert.equal(store.mark().slabs, mark.slabs);
+  }
 });
 
 test('a rewind of mostly new keys (the common case: blocks mined since a snapshot) rebuilds the index and keeps the rest', () => {
