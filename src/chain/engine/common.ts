@@ -24,9 +24,14 @@ import { lazyKzg } from './kzg.js';
  * `slice` copies as everywhere else in the engine.
  */
 function sha256(bytes: Uint8Array): Uint8Array {
+  // Every block without requests hashes nothing (its EIP-7685 requests hash): a copy of that
+  // digest saves a hash object (~3-5 µs) per block.
+  if (bytes.length === 0) return EMPTY_SHA256.slice();
   const digest = createHash('sha256').update(bytes).digest();
   return new Uint8Array(digest.buffer, digest.byteOffset, digest.length);
 }
+
+const EMPTY_SHA256 = Uint8Array.from(createHash('sha256').digest());
 
 /**
  * The chain's rules. With `codeSizeLimit` (bytes; Infinity: none) contracts may deploy that much
