@@ -52,3 +52,19 @@ test('the default mnemonic, accepted by --mnemonic without a check, is a valid B
   assert.equal(mnemonicFlag('abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'), 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about');
   assert.throws(() => mnemonicFlag('test test test test test test test test test test test test'), /not a valid BIP-39/);
 });
+
+test('a dev account\'s public key (what eth_sendTransaction gives the transactions it signs) is the one its address and signatures come from', async () => {
+  const { publicKeyOf } = await import('../../src/chain/wallet/accounts.js');
+  const { publicToAddress, ecrecover, hexToBytes, bigIntToBytes } = await import('@ethereumjs/util');
+  const { createFeeMarket1559Tx } = await import('@ethereumjs/tx');
+  const accounts = [...deriveAccounts(DEFAULT_MNEMONIC, DEFAULT_PATH, DEFAULT_KEYS.length + 1), ...deriveKeys('legal winner thank year wave sausage worth useful legal winner thank yellow', DEFAULT_PATH, 0, 2)];
+  for (const a of accounts) {
+    const pub = publicKeyOf(a);
+    assert.equal(pub.length, 64);
+    assert.equal(bytesToHex(publicToAddress(pub)), a.address.toString(), 'its address');
+    assert.equal(publicKeyOf(a), pub, 'derived once');
+    const tx = createFeeMarket1559Tx({ chainId: 1n, nonce: 3n, maxFeePerGas: 10n ** 10n, gasLimit: 21_000n, to: hexToBytes('0x00000000000000000000000000000000000000f1') }).sign(a.privateKey);
+    const recovered = ecrecover(tx.getMessageToVerifySignature(), tx.v!, bigIntToBytes(tx.r!), bigIntToBytes(tx.s!));
+    assert.equal(bytesToHex(recovered), bytesToHex(pub), 'what a signature of its recovers to');
+  }
+});

@@ -21,7 +21,7 @@ import type { NextBlock } from '../owners/nextBlock.js';
 import type { NodeEvents } from './events.js';
 import type { PendingTx, TxPool } from './txpool.js';
 import { LATEST, PENDING, type BlockRef, type Receipt, type StoredBlock, type TxRequest } from '../core/types.js';
-import type { DevAccount } from '../wallet/accounts.js';
+import { publicKeyOf, type DevAccount } from '../wallet/accounts.js';
 import { checkAdmission, decodeRawTx, recoverSender } from './admission.js';
 
 /** What intake works on: the chain's rules, the pool and the owners that decide what a sender may send and at what price. */
@@ -99,7 +99,11 @@ export class Intake {
   async signTransaction(req: TxRequest): Promise<TypedTransaction> {
     const key = this.keyOf(req.from);
     const filled = await this.fill(req);
-    return unsignedTx(filled, this.n.common).sign(key.privateKey);
+    const signed = unsignedTx(filled, this.n.common).sign(key.privateKey);
+    // The signer is known: given its public key, the block's run need not recover it from the
+    // signature (~45 µs of every eth_sendTransaction).
+    signed.cache.senderPubKey = publicKeyOf(key);
+    return signed;
   }
 
   /** eth_fillTransaction: the request with nonce, fees, gas and chain id filled, unsigned. */

@@ -4,12 +4,28 @@ import { HDKey } from '@scure/bip32';
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { Address, hexToBytes, publicToAddress } from '@ethereumjs/util';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { DEFAULT_MNEMONIC } from '../core/config.js';
 import { DEFAULT_KEYS, DEFAULT_PATH } from '../core/defaultKeys.js';
 
 export interface DevAccount {
   readonly address: Address;
   readonly privateKey: Uint8Array;
+}
+
+const publicKeys = new WeakMap<DevAccount, Uint8Array>();
+
+/**
+ * The account's public key as ethereumjs keeps a recovered sender's (64 bytes, no 0x04 prefix),
+ * derived once per account.
+ */
+export function publicKeyOf(account: DevAccount): Uint8Array {
+  let key = publicKeys.get(account);
+  if (key === undefined) {
+    key = secp256k1.getPublicKey(account.privateKey, false).subarray(1);
+    publicKeys.set(account, key);
+  }
+  return key;
 }
 
 /** `count` accounts of `mnemonic` along `path` (the index appended); the default mnemonic's first 20 come from a table. */
