@@ -3,7 +3,7 @@
  * compared on the same contracts and calls — including where an inner call's failure is ignored
  * (with less gas the inner call fails and the outer one still succeeds). A transaction sent with
  * the estimate succeeds and one gas less does not. The number of executions an estimate takes is
- * counted on the engine: a typical one is proven in three.
+ * counted on the engine: a typical one is proven in two, or three where the code calls out.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -88,7 +88,7 @@ describe('eth_estimateGas is the smallest gas that succeeds', () => {
     return (await waitForReceipt(n, hash)).status;
   }
 
-  for (const name of ['ERC20 transfer', 'inner failure ignored', 'gasleft() check behind the 63/64 rule', 'inner call out of its gas', 'contract creation']) {
+  for (const name of ['ERC20 transfer', 'ERC20 transfer, priced', 'fresh storage write', 'inner failure ignored', 'inner revert caught', 'gasleft() check behind the 63/64 rule', 'inner call out of its gas', 'ether to a contract', 'contract creation']) {
     test(`${name}: sent with the estimate it succeeds, with one gas less it fails`, async () => {
       const req = reqs[name]!;
       const snapshot = await n.rpc('evm_snapshot');
@@ -115,10 +115,13 @@ describe('eth_estimateGas is the smallest gas that succeeds', () => {
     await n.rpc('evm_revert', [snapshot]);
   });
 
-  test('executions per estimate: three for an ERC20 transfer, two for an ether transfer', async () => {
+  test('executions per estimate: two for an ERC20 transfer (its code can take no cheaper path), three where the code calls out, two for an ether transfer', async () => {
     runs = 0;
     await n.rpc('eth_estimateGas', [reqs['ERC20 transfer']]);
-    assert.equal(runs, 3);
+    assert.equal(runs, 2);
+    runs = 0;
+    await n.rpc('eth_estimateGas', [reqs['inner revert caught']]);
+    assert.equal(runs, 3, 'a CALL in the code: one gas less is run to prove that no cheaper path exists');
     runs = 0;
     assert.equal(await n.rpc('eth_estimateGas', [reqs['ether transfer']]), '0x5208');
     assert.equal(runs, 2);
@@ -136,4 +139,18 @@ describe('eth_estimateGas is the smallest gas that succeeds', () => {
     await assert.rejects(n.rpc('eth_estimateGas', [{ ...reqs['ERC20 transfer'], gas: '0x5300' }]), /gas required exceeds allowance \(21248\)/);
     await assert.rejects(n.rpc('eth_estimateGas', [{ from: ADDRS[0], to, data: reverter.encodeFunctionData('needsGas', [10n ** 9n]) }]), /execution reverted: not enough gas/);
   });
+});
+
+test('fixedPath: GAS, calls and creates make a path gas-dependent; PUSH data and Solidity metadata are not opcodes; a delegation is never fixed', async () => {
+  const { fixedPath } = await import('../../src/chain/exec/estimate.js');
+  const bytes = (h: string) => Uint8Array.from(Buffer.from(h, 'hex'));
+  assert.equal(fixedPath(bytes('')), true, 'no code');
+  assert.equal(fixedPath(bytes('6001600055')), true, 'PUSH1 1 PUSH1 0 SSTORE');
+  assert.equal(fixedPath(bytes('5a600055')), false, 'GAS');
+  for (const op of ['f0', 'f1', 'f2', 'f4', 'f5', 'fa']) assert.equal(fixedPath(bytes(`6000${op}00`)), false, `opcode 0x${op}`);
+  assert.equal(fixedPath(bytes('605a61f1f100')), true, 'PUSH1 0x5a and PUSH2 0xf1f1 are data');
+  // Code, then metadata: a CBOR map (0xa2 …) holding an 0xf1 byte, then its length (5).
+  assert.equal(fixedPath(bytes('6001600055' + 'a2f15af1f4' + '0005')), true, 'the metadata is not read');
+  assert.equal(fixedPath(bytes('5a' + 'a2f15af1f4' + '0005')), false, 'the code before it is');
+  assert.equal(fixedPath(bytes('ef0100' + '11'.repeat(20))), false, 'an EIP-7702 delegation');
 });

@@ -9,7 +9,9 @@
  *     along the same path needs at least that much, so if it fails nothing below it succeeds. If
  *     it succeeds and a run with one gas less fails, `need` is the answer: two runs prove it.
  *     If that one succeeds too, a cheaper path exists (an inner call that, given less gas, fails
- *     and whose failure the caller ignores), and the answer lies below.
+ *     and whose failure the caller ignores), and the answer lies below. A call whose code can
+ *     take no other path with less gas (fixedPath) needs no run with one gas less: with it, the
+ *     same steps would need `need` again, so it fails.
  *  3. Otherwise geth's optimistic bound, (need + the 2300 call stipend) × 64/63, which covers
  *     the gas an SSTORE must see left and what the 63/64 rule holds back: usually it succeeds.
  *  4. A binary search between what is known to fail and what is known to succeed, exact to the
@@ -45,6 +47,48 @@ interface Runner {
   /** Intrinsic cost and calldata floor: a request with less gas is refused before it runs. */
   minimum: bigint;
   run(gas: bigint): Promise<Run | undefined>;
+  /** Whether the request's steps cannot depend on its gas (see fixedPath). */
+  fixedPath(): Promise<boolean>;
+}
+
+/**
+ * Opcodes through which the gas a call is given can change what it does, not only whether it
+ * runs out: GAS reads it, and a call or create hands on a share of what is left (the 63/64 rule),
+ * so the inner frame may fail with less and the caller go on another way. The EOF and AUTH call
+ * opcodes are listed too, though no fork the node offers has them.
+ */
+const GAS_DEPENDENT = new Set([0x5a, 0xf0, 0xf1, 0xf2, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb]);
+const PUSH1 = 0x60;
+const PUSH32 = 0x7f;
+
+/**
+ * True when a call to `code` takes the same steps whatever gas it has, failing when that runs out:
+ * none of its opcodes is in GAS_DEPENDENT (PUSH data skipped). No other code runs, as only a call
+ * or create could reach it. An EIP-7702 delegation (code 0xef0100 ‖ address) runs the code it
+ * points to: false. SSTORE's own check, that more than 2,300 gas is left, only makes less gas fail
+ * sooner. Solidity's metadata at the end (CBOR, its length in the last two bytes) is not read:
+ * its hash bytes would hit one of those opcodes in most contracts. Whatever this answers, the
+ * estimate is a gas limit a run succeeded with; a wrong true could only make it higher than the
+ * least.
+ */
+export function fixedPath(code: Uint8Array): boolean {
+  if (code.length > 0 && code[0] === 0xef) return false;
+  const end = code.length - metadataLength(code);
+  for (let pc = 0; pc < end; pc++) {
+    const op = code[pc]!;
+    if (op >= PUSH1 && op <= PUSH32) pc += op - PUSH1 + 1;
+    else if (GAS_DEPENDENT.has(op)) return false;
+  }
+  return true;
+}
+
+/** Bytes of Solidity's metadata at the end of `code` (a CBOR map, then its length in two bytes), or 0. */
+function metadataLength(code: Uint8Array): number {
+  const n = code.length;
+  if (n < 2) return 0;
+  const cbor = code[n - 2]! * 256 + code[n - 1]!;
+  const start = n - 2 - cbor;
+  return cbor > 0 && start >= 0 && code[start]! >= 0xa1 && code[start]! <= 0xa5 ? cbor + 2 : 0;
 }
 
 function runnerFor(vm: VM, block: Block, req: TxRequest, top: bigint, overrides: StateOverrides | undefined): Runner {
@@ -62,6 +106,7 @@ function runnerFor(vm: VM, block: Block, req: TxRequest, top: bigint, overrides:
         const { exceptionError, returnValue, executionGasUsed } = result.execResult;
         return { error: exceptionError?.error, returnValue, consumed: leanIntrinsic + executionGasUsed };
       },
+      fixedPath: async () => req.to !== undefined && fixedPath(await vm.stateManager.getCode(req.to)),
     };
   }
   const probe = withFakeSender({ ...req, nonce: req.nonce ?? 0n, gas: top }, common, from);
@@ -79,6 +124,8 @@ function runnerFor(vm: VM, block: Block, req: TxRequest, top: bigint, overrides:
         throw engineRejection(err);
       }
     },
+    // State overrides and contract creations take the runs that prove it.
+    fixedPath: async () => false,
   };
 }
 
@@ -108,7 +155,7 @@ export async function estimateGas(vm: VM, block: Block, req: TxRequest, cap: big
   if (need < hi) {
     if (await succeeds(need)) {
       hi = need;
-      if (need - 1n > lo && (await succeeds(need - 1n))) hi = need - 1n;
+      if (need - 1n > lo && !(await runner.fixedPath()) && (await succeeds(need - 1n))) hi = need - 1n;
       else lo = need - 1n;
     } else {
       lo = need;
