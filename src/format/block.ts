@@ -1,7 +1,7 @@
 /** Blocks as eth_getBlockBy* and newHeads show them. */
 import type { BlockHeader } from '@ethereumjs/block';
 import type { StoredBlock } from '../chain/core/types.js';
-import { addr, hex, qty } from './hex.js';
+import { addr, hex, jsonOnce, qty, type RawJson } from './hex.js';
 import { formatMinedTx } from './tx.js';
 
 const headerCache = new WeakMap<StoredBlock, Record<string, unknown>>();
@@ -63,4 +63,12 @@ export function formatBlock(b: StoredBlock, fullTxs: boolean): object {
     }));
   }
   return out;
+}
+
+const lightJson = jsonOnce((b: StoredBlock) => formatBlock(b, false));
+const fullJson = jsonOnce((b: StoredBlock) => formatBlock(b, true));
+
+/** eth_getBlockBy*'s answer, serialized once per block and form (see jsonOnce). */
+export function blockJson(b: StoredBlock, fullTxs: boolean): RawJson {
+  return fullTxs ? fullJson(b) : lightJson(b);
 }

@@ -1,6 +1,6 @@
 /** Transaction receipts (eth_getTransactionReceipt, eth_getBlockReceipts). */
 import type { MinedTx } from '../chain/core/types.js';
-import { addr, hex, qty } from './hex.js';
+import { addr, hex, jsonOnce, qty } from './hex.js';
 import { formatTxLogs } from './log.js';
 
 const cache = new WeakMap<MinedTx, object>();
@@ -31,3 +31,6 @@ export function formatReceipt(t: MinedTx): object {
   cache.set(t, out);
   return out;
 }
+
+/** eth_getTransactionReceipt's answer, serialized once (see jsonOnce). */
+export const receiptJson = jsonOnce(formatReceipt);

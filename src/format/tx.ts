@@ -2,7 +2,7 @@
 import { Capability, TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import type { Address } from '@ethereumjs/util';
 import type { MinedTx } from '../chain/core/types.js';
-import { addr, hex, qty } from './hex.js';
+import { addr, hex, jsonOnce, qty } from './hex.js';
 
 const cache = new WeakMap<MinedTx, object>();
 
@@ -32,6 +32,9 @@ export function formatMinedTx(t: MinedTx): object {
   }
   return out;
 }
+
+/** eth_getTransactionByHash's answer for a mined transaction, serialized once (see jsonOnce). */
+export const minedTxJson = jsonOnce(formatMinedTx);
 
 export function formatTx(tx: TypedTransaction, from: Address, hashHex: string, at: TxPosition): object {
   const out: Record<string, unknown> = {

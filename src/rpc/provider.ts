@@ -116,7 +116,7 @@ const hexChainId = (id: bigint): string => `0x${id.toString(16)}`;
  * objects must stay as they are), `undefined` becomes null and undefined fields are left out.
  */
 export function plain(value: unknown): unknown {
-  if (value instanceof RawJson) return JSON.parse(value.json);
+  if (value instanceof RawJson) return value.value !== undefined ? plain(value.value) : JSON.parse(value.json);
   if (value instanceof JsonParts) return JSON.parse([...value.pieces()].join(''));
   const copy = copyJson(value);
   return copy === NOT_PLAIN ? JSON.parse(JSON.stringify(value) ?? 'null') : (copy ?? null);

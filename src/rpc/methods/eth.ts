@@ -6,10 +6,10 @@ import { sendRawTransactionSync, sendTransactionSync } from '../../chain/pool/se
 import { signMessage, signTypedData } from '../../chain/wallet/signing.js';
 import { parseTypedData, type TypedData } from '../../chain/wallet/typedData.js';
 import { LATEST, PENDING as PENDING_BLOCK, type BlockRef, type StoredBlock } from '../../chain/core/types.js';
-import { formatBlock } from '../../format/block.js';
+import { blockJson } from '../../format/block.js';
 import { addr, hex, qty } from '../../format/hex.js';
-import { formatReceipt } from '../../format/receipt.js';
-import { formatMinedTx, formatTx, PENDING } from '../../format/tx.js';
+import { formatReceipt, receiptJson } from '../../format/receipt.js';
+import { formatMinedTx, formatTx, minedTxJson, PENDING } from '../../format/tx.js';
 import { address, blockId, blockNumberOrTag, bool, count, data, hash32, namingArgument, optional, uint, type Codec } from '../codecs.js';
 import { invalidParams } from '../errors.js';
 import { stateOverrides, txRequest } from '../params.js';
@@ -87,7 +87,7 @@ const percentiles: Codec<number[] | undefined> = {
 };
 
 export function ethMethods(node: ChainReads & Fees & PoolReads & Calls & Submit): MethodDef[] {
-  const blockOrNull = (b: StoredBlock | undefined, full: boolean) => (b ? formatBlock(b, full) : null);
+  const blockOrNull = (b: StoredBlock | undefined, full: boolean) => (b ? blockJson(b, full) : null);
   const txAt = (b: StoredBlock | undefined, index: number) => {
     const t = b?.txs[index];
     return t ? formatMinedTx(t) : null;
@@ -195,7 +195,7 @@ export function ethMethods(node: ChainReads & Fees & PoolReads & Calls & Submit)
     method('eth_getTransactionByHash', [hash32], (h) => {
       const hashHex = bytesToHex(h);
       const t = node.tx(hashHex);
-      if (t) return formatMinedTx(t);
+      if (t) return minedTxJson(t);
       const p = node.pooledTx(hashHex);
       return p ? formatTx(p.tx, p.from, p.hashHex, PENDING) : null;
     }),
@@ -207,7 +207,7 @@ export function ethMethods(node: ChainReads & Fees & PoolReads & Calls & Submit)
     }),
     method('eth_getTransactionReceipt', [hash32], (h) => {
       const t = node.tx(bytesToHex(h));
-      return t ? formatReceipt(t) : null;
+      return t ? receiptJson(t) : null;
     }),
     /** Accepts a signed transaction; with automine it answers once the block exists. */
     method('eth_sendRawTransaction', [data], async (raw) => hex(await node.intake.sendRawTransaction(raw))),
