@@ -7,21 +7,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ADDRS, chain, type Chain } from './support.js';
+import { ADDRS, chain, served, type Chain, type Http } from './support.js';
 
 describe('answers about mined objects', () => {
   let c: Chain;
-  let url: string;
+  let http: Http;
   before(async () => {
     c = await chain();
-    url = (await c.node.listen({ port: 0 })).url;
+    http = await served(c);
   });
   after(() => c.close());
 
-  const overHttp = async (method: string, params: unknown[]) => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-    return ((await res.json()) as { result: unknown }).result;
-  };
+  const overHttp = async (method: string, params: unknown[]) => (await http.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))).result;
 
   test('each in-process answer is a copy of its own; over HTTP the same answer', async () => {
     const hash = await c.rpc<string>('eth_sendTransaction', { from: ADDRS[0], to: ADDRS[1], value: '0x1' });

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { ADDRS, chain, hex, type Chain } from './support.js';
+import { ADDRS, chain, hex, served, type Chain, type Http } from './support.js';
 
 const A = ADDRS[0];
 const X = '0x00000000000000000000000000000000000000c1';
@@ -158,17 +158,13 @@ describe('method table', () => {
 
 describe('batches', () => {
   let c: Chain;
-  let url: string;
+  let http: Http;
   before(async () => {
     c = await chain();
-    url = (await c.node.listen({ port: 0 })).url;
+    http = await served(c);
   });
   after(() => c.close());
-  const post = async (body: string) => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    const text = await res.text();
-    return text === '' ? undefined : JSON.parse(text);
-  };
+  const post = (body: string) => http.post(body);
 
   test('one answer per call with an id, in order; a failing call fails alone; aliases resolve inside', async () => {
     const out = await post(

@@ -43,3 +43,21 @@ export async function chain(options: NodeOptions = {}): Promise<Chain> {
 }
 
 export const hex = (n: bigint | number) => `0x${n.toString(16)}`;
+
+/** A chain's node served over HTTP on a free port: POST a body, get the answer parsed (undefined when the body is empty). */
+export interface Http {
+  url: string;
+  post(body: string): Promise<any>;
+}
+
+export async function served(c: Chain): Promise<Http> {
+  const { url } = await c.node.listen({ port: 0 });
+  return {
+    url,
+    async post(body) {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const text = await res.text();
+      return text === '' ? undefined : JSON.parse(text);
+    },
+  };
+}
