@@ -22,7 +22,7 @@ import type { NodeEvents } from './events.js';
 import type { PendingTx, TxPool } from './txpool.js';
 import { LATEST, PENDING, type BlockRef, type Receipt, type StoredBlock, type TxRequest } from '../core/types.js';
 import { publicKeyOf, type DevAccount } from '../wallet/accounts.js';
-import { checkAdmission, decodeRawTx, recoverSender } from './admission.js';
+import { checkAdmission, decodeRawTx, RecentSenders } from './admission.js';
 
 /** What intake works on: the chain's rules, the pool and the owners that decide what a sender may send and at what price. */
 export interface IntakeHost {
@@ -48,6 +48,7 @@ export interface TxMiner {
 
 export class Intake {
   private readonly senderQueues = new Map<string, Promise<unknown>>();
+  private readonly senders = new RecentSenders();
 
   constructor(
     private readonly n: IntakeHost,
@@ -60,7 +61,7 @@ export class Intake {
     const hash = tx.hash();
     const hashHex = bytesToHex(hash);
     if (this.n.store.tx(hashHex) || this.n.pool.has(hashHex)) throw new ChainError('already known');
-    const from = recoverSender(tx);
+    const from = this.senders.recover(tx, hashHex);
     return this.submit({ tx, from, hash, hashHex });
   }
 
@@ -207,7 +208,8 @@ export class Intake {
     if (tx instanceof Uint8Array) {
       const decoded = decodeRawTx(tx, this.n.common);
       const hash = decoded.hash();
-      return { tx: decoded, from: recoverSender(decoded), hash, hashHex: bytesToHex(hash) };
+      const hashHex = bytesToHex(hash);
+      return { tx: decoded, from: this.senders.recover(decoded, hashHex), hash, hashHex };
     }
     const from = tx.from;
     if (!from) throw new ChainError('missing from address', undefined, -32602);
