@@ -16,7 +16,7 @@
  * snapshots, calls at other blocks) empties the caches, these entries with them.
  */
 import type { AccountCache, CodeCache, StorageCache } from '@ethereumjs/statemanager';
-import { bytesToUnprefixedHex, type Account, type Address } from '@ethereumjs/util';
+import { bytesToUnprefixedHex, type Address } from '@ethereumjs/util';
 
 /** The two stores an ethereumjs cache keeps its entries in, one of them set (by its type). */
 interface Backing<V> {
@@ -33,10 +33,13 @@ function get<V>(cache: Backing<V>, key: string): V | undefined {
   return cache._lruCache !== undefined ? cache._lruCache.get(key) : cache._orderedMapCache!.getElementByKey(key);
 }
 
-/** Keep an account read from the trie (undefined: not in the trie), as AccountCache.put stores it. */
-export function keepAccountRead(cache: AccountCache | undefined, address: Address, account: Account | undefined): void {
+/**
+ * Keep an account read from the trie as AccountCache.put stores it: its RLP as the trie holds it
+ * (canonical, what serializing the decoded account gives), undefined when it is not in the trie.
+ */
+export function keepAccountRead(cache: AccountCache | undefined, address: Address, accountRLP: Uint8Array | undefined): void {
   if (cache === undefined) return;
-  set(cache as unknown as Backing<{ accountRLP: Uint8Array | undefined }>, bytesToUnprefixedHex(address.bytes), { accountRLP: account?.serialize() });
+  set(cache as unknown as Backing<{ accountRLP: Uint8Array | undefined }>, bytesToUnprefixedHex(address.bytes), { accountRLP });
 }
 
 /** Keep a slot read from the trie (its RLP; RLP of empty bytes: an empty slot), as StorageCache.put stores it. */

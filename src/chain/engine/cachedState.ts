@@ -46,6 +46,10 @@ export class CachedStateManager extends MerkleStateManager {
 
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
     await super.putAccount(address, account);
+    // The next read of this account (the next transaction's, the block's end) finds it decoded:
+    // a copy, as the caller may go on changing `account`.
+    const rlp = account !== undefined ? this._caches?.account?.get(address)?.accountRLP : undefined;
+    if (rlp !== undefined) this.decoded.set(rlp, new Account(account!.nonce, account!.balance, account!.storageRoot, account!.codeHash));
     await this.wrote();
   }
 
@@ -102,10 +106,10 @@ export class CachedStateManager extends MerkleStateManager {
       if (this.accountReads.size >= MEMO_LIMIT) this.accountReads.clear();
       this.accountReads.set(k, rlp);
     }
-    const account = rlp !== null ? createAccountFromRLP(rlp) : undefined;
-    // Kept as read: no flush writes it back (cacheReads.ts).
-    keepAccountRead(this._caches?.account, address, account);
-    return account;
+    // Kept as read: no flush writes it back (cacheReads.ts). The same bytes, so the next read
+    // finds the account this one decodes.
+    keepAccountRead(this._caches?.account, address, rlp ?? undefined);
+    return rlp !== null ? this.decode(rlp, true) : undefined;
   }
 
   protected committedStorage(address: Address, key: Uint8Array): Maybe<Uint8Array> {

@@ -5,6 +5,7 @@
  * What each function relies on is written beside it, so a dependency update knows what to check.
  */
 import type { EVMInterface, EVMResult } from '@ethereumjs/evm';
+import type { SstoreWatch } from './loop/types.js';
 
 /** A frame's run state, as an execution result carries it (`execResult.runState`). */
 export type FrameRunState = NonNullable<EVMResult['execResult']['runState']>;
@@ -33,5 +34,23 @@ export async function withLeanTopFrame<T>(evm: EVMInterface, fn: () => Promise<T
     return await fn();
   } finally {
     (evm as LeanTopFrame).leanTopFrame = false;
+  }
+}
+
+/** What a watched run saw: the frames the fast loop ran, and the least gas left at an SSTORE (Infinity: none). */
+export type WatchedRun = Readonly<SstoreWatch>;
+
+/**
+ * Run `fn` (one run of an estimate) with the fast loop noting, on the EVM, how many frames it ran
+ * and the least gas any frame had left when it came to an SSTORE (loop/run.ts reads
+ * `sstoreWatch`). A frame ethereumjs's own loop ran is not counted.
+ */
+export async function watchSstores<T>(evm: EVMInterface, fn: () => Promise<T>): Promise<{ value: T; watched: WatchedRun }> {
+  const watched: SstoreWatch = { frames: 0, leastLeft: Infinity };
+  (evm as { sstoreWatch?: SstoreWatch }).sstoreWatch = watched;
+  try {
+    return { value: await fn(), watched };
+  } finally {
+    (evm as { sstoreWatch?: SstoreWatch }).sstoreWatch = undefined;
   }
 }

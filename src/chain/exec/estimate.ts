@@ -4,7 +4,9 @@
  *
  * Gas is the only thing that changes between the runs, and a run that succeeds with some gas
  * succeeds with more (the estimate of anvil and geth rests on the same assumption). So:
- *  1. One run at the cap. If it fails, that failure is the answer (revert data and all).
+ *  1. One run at the cap. If it fails, that failure is the answer (revert data and all). If the
+ *     called code can take no other path with less gas (fixedPath) and the fast loop ran it,
+ *     this run proves the answer (provenByFirstRun): with less gas the same steps run out.
  *  2. One run with the gas the first run consumed before refunds (`need`): most of what runs
  *     along the same path needs at least that much, so if it fails nothing below it succeeds. If
  *     it succeeds and a run with one gas less fails, `need` is the answer: two runs prove it.
@@ -28,6 +30,7 @@ import { txGasCap } from '../engine/common.js';
 import { ZERO_ADDRESS, applyOverrides, executionError, runDiscarded } from './call.js';
 import { leanCall, leanIntrinsicGas, leanMinimumGas, leanRules } from './lean.js';
 import { TxRejected, engineRejection } from './rejections.js';
+import { watchSstores, type WatchedRun } from '../engine/internals.js';
 import { withFakeSender } from './request.js';
 
 /** The gas a CALL with value hands its callee for free; an SSTORE needs more than this left (EIP-2200). */
@@ -40,15 +43,25 @@ interface Run {
   returnValue: Uint8Array;
   /** Gas consumed before refunds: the intrinsic cost and what execution used. */
   consumed: bigint;
+  /** For a watched run: what the fast loop saw (engine/internals.ts: watchSstores). */
+  watched?: WatchedRun;
 }
 
 /** Execute the request with a given gas limit, the lean way when it can; every effect discarded. */
 interface Runner {
   /** Intrinsic cost and calldata floor: a request with less gas is refused before it runs. */
   minimum: bigint;
-  run(gas: bigint): Promise<Run | undefined>;
+  /** With `watch`, the run notes its frames and the least gas left at an SSTORE (the lean way only). */
+  run(gas: bigint, watch?: boolean): Promise<Run | undefined>;
   /** Whether the request's steps cannot depend on its gas (see fixedPath). */
   fixedPath(): Promise<boolean>;
+  /**
+   * The answer, when the first run (watched, at `gas`, consuming `need` with the intrinsic cost
+   * and floor) proves it alone: the called code takes the same steps with any gas, so the least
+   * that succeeds is `need`, or more where an SSTORE would otherwise see no more than EIP-2200's
+   * sentry (2,300) left. Undefined when more runs must prove it.
+   */
+  provenByFirstRun(first: Run, gas: bigint, need: bigint): Promise<bigint | undefined>;
 }
 
 /**
@@ -97,35 +110,72 @@ function runnerFor(vm: VM, block: Block, req: TxRequest, top: bigint, overrides:
   const leanIntrinsic = overrides === undefined ? leanIntrinsicGas(common, { ...req, gas: top }) : undefined;
   if (leanIntrinsic !== undefined) {
     const { minimum } = leanMinimumGas(leanRules(common)!, req.data ?? new Uint8Array());
+    const code = () => vm.stateManager.getCode(req.to!);
     return {
       minimum,
-      async run(gas) {
+      async run(gas, watch = false) {
         if (gas < minimum) return undefined;
-        const result = await leanCall(vm, block, { ...req, gas }, from);
+        const lean = () => leanCall(vm, block, { ...req, gas }, from);
+        let result: Awaited<ReturnType<typeof leanCall>>;
+        let watched: WatchedRun | undefined;
+        if (watch) ({ value: result, watched } = await watchSstores(vm.evm, lean));
+        else result = await lean();
         if (result === undefined) throw new ChainError('estimate: the lean path refused a call it had taken');
         const { exceptionError, returnValue, executionGasUsed } = result.execResult;
-        return { error: exceptionError?.error, returnValue, consumed: leanIntrinsic + executionGasUsed };
+        return { error: exceptionError?.error, returnValue, consumed: leanIntrinsic + executionGasUsed, watched };
       },
-      fixedPath: async () => req.to !== undefined && fixedPath(await vm.stateManager.getCode(req.to)),
+      fixedPath: async () => req.to !== undefined && fixedPath(await code()),
+      provenByFirstRun: firstRunProof(vm, req),
     };
   }
   const probe = withFakeSender({ ...req, nonce: req.nonce ?? 0n, gas: top }, common, from);
   const intrinsic = probe.getIntrinsicGas();
   const floor = common.isActivatedEIP(7623) ? getCalldataFloorGas(probe, from) : 0n;
   const prepare = () => applyOverrides(vm, overrides);
+  // The code at `to` is what runs: no overrides may replace it, no authorization delegate it.
+  const plain = overrides === undefined && req.to !== undefined && (req.authorizationList?.length ?? 0) === 0;
   return {
     minimum: intrinsic > floor ? intrinsic : floor,
-    async run(gas) {
+    async run(gas, watch = false) {
       try {
-        const { result, error } = await runDiscarded(vm, block, { ...req, gas }, { prepare });
-        return { error, returnValue: result.execResult.returnValue, consumed: intrinsic + result.execResult.executionGasUsed };
+        const discarded = () => runDiscarded(vm, block, { ...req, gas }, { prepare });
+        let outcome: Awaited<ReturnType<typeof runDiscarded>>;
+        let watched: WatchedRun | undefined;
+        if (watch && plain) ({ value: outcome, watched } = await watchSstores(vm.evm, discarded));
+        else outcome = await discarded();
+        const { result, error } = outcome;
+        return { error, returnValue: result.execResult.returnValue, consumed: intrinsic + result.execResult.executionGasUsed, watched };
       } catch (err) {
         if (err instanceof TxRejected && (err.kind === 'intrinsic-gas' || err.kind === 'floor-data-gas')) return undefined;
         throw engineRejection(err);
       }
     },
-    // State overrides and contract creations take the runs that prove it.
+    // State overrides, contract creations and authorizations take the runs that prove it.
     fixedPath: async () => false,
+    provenByFirstRun: plain ? firstRunProof(vm, req) : async () => undefined,
+  };
+}
+
+/**
+ * Runner.provenByFirstRun for a call to `req.to` whose code is what runs: the first run's frames
+ * were one, the fast loop's, running fixedPath code (or there was no code: a transfer, a
+ * precompile), so the least gas that succeeds is what it consumed, or more where an SSTORE would
+ * see no more than EIP-2200's sentry left.
+ */
+function firstRunProof(vm: VM, req: TxRequest): Runner['provenByFirstRun'] {
+  const common = vm.common as Common;
+  // EIP-2200 (Istanbul on): an SSTORE with this much gas left or less runs out of gas.
+  const sentry = common.gteHardfork('istanbul') ? common.param('sstoreSentryEIP2200Gas') : undefined;
+  return async (first, gas, need) => {
+    if (first.watched === undefined || req.to === undefined) return undefined;
+    const called = await vm.stateManager.getCode(req.to);
+    const { frames, leastLeft } = first.watched;
+    if (!(frames === 1 || (frames === 0 && called.length === 0)) || !fixedPath(called)) return undefined;
+    if (leastLeft === Infinity || sentry === undefined) return need;
+    // With `limit` in place of `gas`, every point of the run has `gas - limit` less gas left, and
+    // an SSTORE needs more than the sentry left: the least such point sets a floor.
+    const stipendFloor = gas - BigInt(leastLeft) + sentry + 1n;
+    return stipendFloor > need ? stipendFloor : need;
   };
 }
 
@@ -139,7 +189,7 @@ export async function estimateGas(vm: VM, block: Block, req: TxRequest, cap: big
   const txCap = txGasCap(vm.common);
   if (txCap !== undefined && hi > txCap) hi = txCap;
   const runner = runnerFor(vm, block, req, hi, overrides);
-  const first = await runner.run(hi);
+  const first = await runner.run(hi, true);
   if (first === undefined) throw new ChainError(`gas required exceeds allowance (${hi})`);
   if (first.error !== undefined) {
     if (first.error === 'revert') throw executionError(first.error, first.returnValue);
@@ -152,6 +202,8 @@ export async function estimateGas(vm: VM, block: Block, req: TxRequest, cap: big
   // Known to fail: `lo`; known to succeed: `hi`.
   let lo = runner.minimum - 1n;
   const need = first.consumed > runner.minimum ? first.consumed : runner.minimum;
+  const proven = await runner.provenByFirstRun(first, hi, need);
+  if (proven !== undefined) return proven;
   if (need < hi) {
     if (await succeeds(need)) {
       hi = need;

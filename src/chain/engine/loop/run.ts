@@ -116,6 +116,8 @@ export async function fastRun(interp: Interp, code: Uint8Array, table: OpTable, 
   let mem = rs.memory._store;
   let view = viewOf(mem);
   const limit = limitOf(interp._evm);
+  const watch = interp._evm.sstoreWatch;
+  if (watch !== undefined) watch.frames++;
   let untilCheck = CHECK_EVERY;
   let err: EVMError | undefined;
   /** True while ethereumjs's code holds the run state (see sync). */
@@ -156,6 +158,7 @@ export async function fastRun(interp: Interp, code: Uint8Array, table: OpTable, 
       }
       if (inline[op] === 0) {
         // ethereumjs's gas handler and opcode, in its order: dynamic gas, invalid check, gas, pc, opcode.
+        if (op === 0x55 && watch !== undefined && gas < watch.leastLeft) watch.leastLeft = gas;
         sync();
         rs.opCode = op;
         const entry = map[op];

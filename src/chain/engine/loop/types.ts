@@ -41,7 +41,18 @@ export interface Env {
   readonly chargeCodeAccesses?: boolean;
 }
 
+/**
+ * Set on the EVM by internals.ts's `watchSstores` while an estimate's run is watched: the frames
+ * the fast loop ran, and the least gas any of them had left at an SSTORE (before its charge: what
+ * EIP-2200's stipend check reads).
+ */
+export interface SstoreWatch {
+  frames: number;
+  leastLeft: number;
+}
+
 export interface EvmInternals {
+  readonly sstoreWatch?: SstoreWatch;
   readonly DEBUG: boolean;
   readonly events: { listenerCount(event: string): number };
   readonly _opcodeMap: OpEntry[];
