@@ -111,8 +111,8 @@ test('the rpc layer sees the node only as capabilities (chain/api.ts): only rpc/
   assert.deepEqual(reaches, []);
 });
 
-/** Names the dependency patches (and the engine's own loop) add to ethereumjs or read from the objects handed to it. */
-const PATCH_HOOKS = ['leanTopFrame', 'sstoreWatch', 'getStorageMaybe', 'getAccountMaybe', 'warmAddress', 'warmStorage', 'slotBytesFromStackBigInt', 'addressBytesToHex', 'slotBytesToHex'];
+/** Names the dependency patches add to ethereumjs or read from the objects handed to it. */
+const PATCH_HOOKS = ['leanTopFrame', 'getStorageMaybe', 'getAccountMaybe', 'warmAddress', 'warmStorage', 'slotBytesFromStackBigInt', 'addressBytesToHex', 'slotBytesToHex'];
 const ENGINE = join(SRC, 'chain', 'engine') + '/';
 const OURS = new Set(FILES.flatMap((f) => [...declaredMembers(readFileSync(f, 'utf8'))]));
 const HIDDEN = hiddenMembers(fileURLToPath(new URL('../../../node_modules/@ethereumjs/', import.meta.url)), OURS);
