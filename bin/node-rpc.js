@@ -3,8 +3,9 @@
 // matching one exists (what Node 22's module.enableCompileCache does, which Node 20 lacks): about
 // 40 ms of every start. The cache lives in $NODE_COMPILE_CACHE or ~/.cache/node-rpc, is keyed by
 // the bundle's path, size and mtime and the Node version, and is written by a process that started
-// without one, two seconds into its run (or at its exit, if sooner). NODE_DISABLE_COMPILE_CACHE=1
-// turns it off. Any failure falls back to a plain compile.
+// without one, two seconds into its run (or at its exit, if sooner); a server that has answered no
+// request by then writes it half a second after its first answer, so the cache holds the request
+// path too. NODE_DISABLE_COMPILE_CACHE=1 turns it off. Any failure falls back to a plain compile.
 // CommonJS (bin/package.json says so): an ES module entry point would start Node's ES module loader
 // first, several ms of every start for nothing the bundle needs.
 'use strict';
@@ -17,6 +18,8 @@ const { Script } = require('node:vm');
 
 /** When a start without a usable cache writes one: its start and first requests are compiled by then. */
 const SAVE_AFTER_MS = 2_000;
+/** After a server's first answer, when it writes a cache it held back for that answer. */
+const SAVE_AFTER_ANSWER_MS = 500;
 const file = join(__dirname, '..', 'dist', 'cli.cjs');
 const cache = cacheFile();
 let cachedData;
@@ -40,7 +43,23 @@ if (cache && (!hadCache || script.cachedDataRejected)) {
     process.removeListener('exit', write);
     save(cache, replace);
   };
-  const timer = setTimeout(write, SAVE_AFTER_MS).unref();
+  // The CLI tells when it starts serving ('node-rpc:serving') and when it has answered its first
+  // request ('node-rpc:answered'). A cache written by a node that had answered nothing would leave
+  // out the bytecode of the request path: ~10 ms of every later start.
+  let serving = false;
+  let answered = false;
+  let due = false;
+  process.once('node-rpc:serving', () => (serving = true));
+  process.once('node-rpc:answered', () => {
+    answered = true;
+    if (!due) return;
+    clearTimeout(timer);
+    timer = setTimeout(write, SAVE_AFTER_ANSWER_MS).unref();
+  });
+  let timer = setTimeout(() => {
+    due = true;
+    if (!serving || answered) write();
+  }, SAVE_AFTER_MS).unref();
   process.once('exit', write);
 }
 const bundle = { exports: {}, filename: file, id: file };

@@ -146,6 +146,10 @@ export function devCommand(program: Command): void {
       }
       const node = opened.chain;
       const server = opened.server()!;
+      // For the launcher (bin/node-rpc.js): it writes its code cache once this node has answered.
+      const launcher: NodeJS.EventEmitter = process;
+      launcher.emit('node-rpc:serving');
+      server.metrics.onFirstAnswer = () => launcher.emit('node-rpc:answered');
       reloadKeysOnHangup(flags, server, (line) => process.stderr.write(line + '\n'));
       if (opened.loaded && !flags.silent) {
         out(`Loaded state from ${opened.loadPath}: ${opened.loaded.accounts} accounts${opened.loaded.replacedChain ? `, chain up to block #${node.store.headNumber}` : ''}`);

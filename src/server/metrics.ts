@@ -38,12 +38,20 @@ export class Metrics {
   private wsMessages = 0;
   private readonly started = Date.now();
 
+  /** Called once, when the first JSON-RPC call has been answered (then cleared). */
+  onFirstAnswer: (() => void) | undefined;
+
   /** One JSON-RPC call answered (`errorCode` set when it failed), taking `ms`. */
   call(method: string, errorCode: number | undefined, ms: number): void {
     let s = this.methods.get(method);
     if (s === undefined) {
       if (this.methods.size >= MAX_METHODS) return this.call(OTHER, errorCode, ms);
       this.methods.set(method, (s = { calls: 0, buckets: new Array<number>(BOUNDS.length + 1).fill(0), seconds: 0, errors: new Map() }));
+    }
+    if (this.onFirstAnswer !== undefined) {
+      const first = this.onFirstAnswer;
+      this.onFirstAnswer = undefined;
+      first();
     }
     s.calls++;
     const seconds = ms / 1000;

@@ -1,6 +1,7 @@
 /**
  * The launcher's V8 code cache for the bundle: written by a start without one (two seconds in, or at
- * exit), used by the next, never replaced by a later writer, rebuilt when unusable, off on request.
+ * exit; a node that has answered nothing by then, after its first answer), used by the next, never
+ * replaced by a later writer, rebuilt when unusable, off on request.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -90,6 +91,26 @@ test('a running node writes the cache without exiting, and a later writer keeps 
       await a.stop();
       await b.stop();
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a node that has answered nothing two seconds in writes the cache after its first answer', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'node-rpc-cc-'));
+  try {
+    const node = await startCli([], 15_000, { env: { NODE_COMPILE_CACHE: dir } });
+    try {
+      // Idle past the two-second mark: the request path has not run, so no cache yet.
+      await sleep(3_000);
+      assert.deepEqual(caches(dir), []);
+      assert.equal(await node.rpc('eth_chainId'), '0x3d8');
+      await cacheWritten(dir, 10_000);
+      assert.equal(node.proc.exitCode, null, 'written while the node runs');
+    } finally {
+      assert.equal(await node.stop(), 0);
+    }
+    assert.equal(caches(dir).length, 1);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
