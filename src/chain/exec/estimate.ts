@@ -51,7 +51,7 @@ interface Run {
 interface Runner {
   /** Intrinsic cost and calldata floor: a request with less gas is refused before it runs. */
   minimum: bigint;
-  /** With `watch`, the run notes its frames and the least gas left at an SSTORE (the lean way only). */
+  /** With `watch`, a plain call's run (no overrides, no authorizations) notes its frames and the least gas left at an SSTORE. */
   run(gas: bigint, watch?: boolean): Promise<Run | undefined>;
   /** Whether the request's steps cannot depend on its gas (see fixedPath). */
   fixedPath(): Promise<boolean>;
