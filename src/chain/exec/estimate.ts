@@ -85,6 +85,18 @@ const PUSH32 = 0x7f;
  * least.
  */
 export function fixedPath(code: Uint8Array): boolean {
+  let fixed = scanned.get(code);
+  if (fixed === undefined) {
+    fixed = scan(code);
+    scanned.set(code, fixed);
+  }
+  return fixed;
+}
+
+/** fixedPath's answers by code array: the state's code cache hands out the same array for a contract, so a suite's estimates scan it once. */
+const scanned = new WeakMap<Uint8Array, boolean>();
+
+function scan(code: Uint8Array): boolean {
   if (code.length > 0 && code[0] === 0xef) return false;
   const end = code.length - metadataLength(code);
   for (let pc = 0; pc < end; pc++) {
