@@ -157,6 +157,40 @@ describe('which calls go to a worker', () => {
     assert.ok(replies.filter((k) => k === 'ok').length >= 1, `worker replies: ${replies.join(', ')}`);
   });
 
+  test('streams of calls while the state changes: each call sees a state from the time it was in progress', async () => {
+    // A busy worker takes the next call straight off its port when it comes right after a reply;
+    // the trie nodes of a new state go ahead of the call that needs them. Both keep the order
+    // they were sent in, so each answer is a value the slot held while the call was in progress.
+    const before = replies.length;
+    const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+    let done = 0;
+    let started = 0;
+    let editing = true;
+    const editor = (async () => {
+      for (let i = 1; i <= 40; i++) {
+        started = i;
+        await node.rpc('anvil_setStorageAt', [ADDRESS.slot0, '0x0', word(i)]);
+        if (i % 10 === 0) await node.rpc('evm_mine');
+        done = i;
+      }
+      editing = false;
+    })();
+    const seen: string[] = [];
+    const stream = async () => {
+      while (editing) {
+        const low = done;
+        const value = Number(BigInt(await node.rpc('eth_call', [{ to: ADDRESS.slot0 }, 'latest'])));
+        const high = started;
+        if (value < low || value > high) seen.push(`${value} outside ${low}..${high}`);
+      }
+    };
+    await Promise.all([editor, ...Array.from({ length: 8 }, stream)]);
+    assert.deepEqual(seen, []);
+    const kinds = replies.slice(before);
+    assert.ok(kinds.filter((k) => k === 'ok').length >= 40, `worker replies: ${kinds.length}`);
+    assert.deepEqual([...new Set(kinds)], ['ok'], 'every call on the worker answered there');
+  });
+
   test('code that ran long on the main thread goes to the worker the next time, even alone', async () => {
     const long = [{ to: ADDRESS.loop, gas: '0x1c9c380' }, 'latest'];
     // Past the time calls keep going to the workers after a crowd.

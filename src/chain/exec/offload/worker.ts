@@ -3,7 +3,7 @@
  * node's (src/chain/engine/engine.ts), answering eth_call at any state root it holds through the
  * same lean path (../lean.ts) and bounds (../bounds.ts) the node uses.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { createBlock, createBlockHeaderFromRLP, type Block } from '@ethereumjs/block';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { Address, equalsBytes } from '@ethereumjs/util';
@@ -106,12 +106,54 @@ async function run(job: CallJob): Promise<CallReply> {
   }
 }
 
+/**
+ * After a reply with no call queued, the worker looks for the next call for up to this long before
+ * it goes back to its event loop and sleeps. Under a crowd of calls the next one comes within it,
+ * and taking it at once saves the sleep and the wake-up, which on a virtual machine add tens of
+ * microseconds to a call (eth-call-varied, 8 connections on 2 cores: ~18.6k → ~20.9k calls/s, the
+ * medians of five alternating runs; engine README, "Call workers"). It looks only while calls come that close together: a look
+ * that finds nothing stops the looking until a call again arrives within this time of the reply
+ * before it, so a worker whose calls come seldom spends nothing on it.
+ */
+export const LOOK_FOR_NEXT_MS = 0.2;
+/** Calls taken and not yet answered. */
+let queued = 0;
+/** When the last reply went. */
+let repliedAt = -Infinity;
+/** Whether the last calls came within LOOK_FOR_NEXT_MS of the reply before them. */
+let close = false;
+
 port.on('message', (m: ToWorker) => {
+  if (m.kind === 'call' && queued === 0) close = performance.now() - repliedAt < LOOK_FOR_NEXT_MS;
+  take(m);
+});
+
+/** Take one message; whether it was a call. */
+function take(m: ToWorker): boolean {
   if (m.kind === 'nodes') {
     // Entries are keyed by hash and never change: adding them under a running call is safe.
     nodes.apply(m.nodes);
-    return;
+    return false;
   }
   // One call at a time on the engine, in arrival order.
-  queue = queue.then(() => run(m)).then((reply) => port.postMessage(reply satisfies FromWorker));
-});
+  queued++;
+  queue = queue
+    .then(() => run(m))
+    .then((reply) => {
+      queued--;
+      port.postMessage(reply satisfies FromWorker);
+      repliedAt = performance.now();
+      if (queued === 0 && close) lookForNext();
+    });
+  return true;
+}
+
+/** Take the next call as soon as it is posted, for up to LOOK_FOR_NEXT_MS (messages keep their order: the port's queue is the same). */
+function lookForNext(): void {
+  const until = repliedAt + LOOK_FOR_NEXT_MS;
+  while (performance.now() < until) {
+    const next = receiveMessageOnPort(port);
+    if (next !== undefined && take(next.message as ToWorker)) return;
+  }
+  close = false;
+}
