@@ -24,6 +24,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { CallContext } from './context.js';
 import type { AccessEntry } from './access.js';
 import { Admission } from './admission.js';
+import { StayAwake } from './awake.js';
 import { corsHeaders } from './cors.js';
 import { Gate, isRefusal, rateHeaders, type Client, type GateOptions, type Refusal } from './gate.js';
 import { Metrics, type Gauge } from './metrics.js';
@@ -58,6 +59,8 @@ export interface ServerOptions extends GateOptions {
   onAccess?: (entry: AccessEntry) => void;
   /** Seconds a WebSocket may stay far over its rate limit before it is closed with 1008 (default 10). */
   overrunCloseSeconds?: number;
+  /** Keeps the event loop polling between answers and requests (awake.ts); a new one by default. */
+  stayAwake?: StayAwake;
 }
 
 /** A static answer to a GET: a content type and a body. */
@@ -114,6 +117,7 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
   const onAccess = options.onAccess;
   const gate = new Gate(options, onAccess !== undefined);
   const corsFor = corsHeaders(options.cors ?? '*');
+  const awake = options.stayAwake ?? new StayAwake();
   let closing = false;
   let upgradesRefused = false;
 
@@ -275,6 +279,8 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
     // Client aborts and malformed bodies surface here; the socket is torn down by Node.
     req.on('error', ignore);
     res.on('error', ignore);
+    awake.started();
+    res.once('close', awake.ended);
     const cors = corsFor(req.headers.origin);
     let visit: Visit | undefined;
     if (onAccess !== undefined) {
@@ -337,7 +343,7 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
   // WebSocket on the same port.
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxBody, perMessageDeflate: false, clientTracking: false });
   const clients = new Set<WebSocket>();
-  const socketOptions = { handler, maxSendBuffer, onSlowClient: options.onSlowClient, metrics, onAccess, overrunCloseSeconds: options.overrunCloseSeconds ?? 10 };
+  const socketOptions = { handler, maxSendBuffer, onSlowClient: options.onSlowClient, metrics, onAccess, overrunCloseSeconds: options.overrunCloseSeconds ?? 10, awake };
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', ignore);

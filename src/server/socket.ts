@@ -9,6 +9,7 @@ import { WebSocket, type RawData } from 'ws';
 import type { CallContext } from './context.js';
 import type { AccessEntry } from './access.js';
 import { Admission } from './admission.js';
+import type { StayAwake } from './awake.js';
 import type { Client } from './gate.js';
 import { Overrun } from './limits.js';
 import type { Metrics } from './metrics.js';
@@ -26,10 +27,12 @@ export interface SocketOptions {
   readonly onAccess?: (entry: AccessEntry) => void;
   /** Seconds a connection may stay far over its rate limit before it is closed. */
   readonly overrunCloseSeconds: number;
+  /** Told when a request starts and when it is answered (awake.ts). */
+  readonly awake?: StayAwake;
 }
 
 export function serveSocket(ws: WebSocket, req: IncomingMessage, client: Client | undefined, options: SocketOptions, onGone: () => void): void {
-  const { handler, maxSendBuffer, metrics, onAccess } = options;
+  const { handler, maxSendBuffer, metrics, onAccess, awake } = options;
   const remote = `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`;
   let closed = false;
   let cleanups: (() => void)[] | undefined;
@@ -128,10 +131,12 @@ export function serveSocket(ws: WebSocket, req: IncomingMessage, client: Client 
     const record = client === undefined ? undefined : new Admission(client, metrics);
     let pending: Promise<Body | undefined>;
     current = record;
+    awake?.started();
     try {
       pending = handler.handle(text, ctx);
     } catch (err) {
       sendBody(internalErrorBody(err));
+      awake?.ended();
       return;
     } finally {
       current = undefined;
@@ -144,10 +149,12 @@ export function serveSocket(ws: WebSocket, req: IncomingMessage, client: Client 
     pending.then(
       (out) => {
         if (out !== undefined) sendBody(out);
+        awake?.ended();
         logged();
       },
       (err: unknown) => {
         sendBody(internalErrorBody(err));
+        awake?.ended();
         logged();
       },
     );
