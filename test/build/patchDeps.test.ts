@@ -1,19 +1,19 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { bigIntToBytes, bytesToHex, bytesToUnprefixedHex, setLengthLeft, setLengthRight } from '@ethereumjs/util';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { MARKER, PRISTINE, applyPatches, checkPins, parseDiff, readPatches, type PackagePatch } from '../../src/build/patchDeps.js';
+import { tempDir } from '../support/tmp.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SCRIPT = join(ROOT, 'dist', 'src', 'build', 'patchDeps.js');
 
 /** A node_modules folder with one package `@x/lib` at `version` holding `lib.js`, and a patches folder. */
 function sandbox(version: string, lib: string) {
-  const dir = mkdtempSync(join(tmpdir(), 'node-rpc-patch-'));
+  const dir = tempDir('node-rpc-patch-');
   const nm = join(dir, 'node_modules');
   mkdirSync(join(nm, '@x', 'lib'), { recursive: true });
   writeFileSync(join(nm, '@x', 'lib', 'package.json'), JSON.stringify({ name: '@x/lib', version }));

@@ -17,9 +17,10 @@
  * with `consensus: N passed, M failed`; exits 1 on any failure.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, sep } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
@@ -31,35 +32,53 @@ import { cases, hardforkOf, runCase, type CaseResult, type StateTestJson } from 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SHARED = join(ROOT, '..', 'shared', 'conformance');
 
-/** Unpack `archive` once per archive version into the temp folder; returns where it went. */
-function unpacked(archive: string, name: string): string {
-  const dir = join(tmpdir(), `node-rpc-state-tests-${name}-${statSync(archive).size}-${Math.floor(statSync(archive).mtimeMs)}`);
+/**
+ * Unpack `archive` once per version of its content into `into` (the temp folder by default);
+ * returns where it went. The version is the content's hash, not the file's time: a conformance
+ * folder copied afresh (as each new working session gets it) is the same version and is not
+ * unpacked again. A new version takes the place of the last one, so one copy of each archive stays.
+ */
+function unpacked(archive: string, name: string, into: string): string {
+  const prefix = `node-rpc-state-tests-${name}-`;
+  const version = createHash('sha256').update(readFileSync(archive)).digest('hex').slice(0, 16);
+  const dir = join(into, `${prefix}${version}`);
   if (!existsSync(join(dir, '.unpacked'))) {
-    mkdirSync(dir, { recursive: true });
-    execFileSync('tar', ['-xzf', archive, '-C', dir]);
-    writeFileSync(join(dir, '.unpacked'), '');
+    for (const old of readdirSync(into)) if (old.startsWith(prefix) && !old.startsWith(basename(dir))) rmSync(join(into, old), { recursive: true, force: true });
+    // Unpacked beside it and renamed into place: a run that starts meanwhile never reads half a copy.
+    const part = mkdtempSync(`${dir}.part-`);
+    execFileSync('tar', ['-xzf', archive, '-C', part]);
+    writeFileSync(join(part, '.unpacked'), '');
+    try {
+      renameSync(part, dir);
+    } catch {
+      // Taken: by another run's complete copy (kept), or by a copy left half done (replaced).
+      if (!existsSync(join(dir, '.unpacked'))) {
+        rmSync(dir, { recursive: true, force: true });
+        renameSync(part, dir);
+      } else rmSync(part, { recursive: true, force: true });
+    }
   }
   return dir;
 }
 
-/** The ethereum/tests GeneralStateTests folder, from the shared archive (of `shared`, a conformance folder). */
-export function testsDir(shared = SHARED): string {
+/** The ethereum/tests GeneralStateTests folder, from the shared archive (of `shared`, a conformance folder; unpacked into `into`). */
+export function testsDir(shared = SHARED, into = tmpdir()): string {
   const archive = join(shared, 'GeneralStateTests.tgz');
   if (!existsSync(archive)) throw new Error(`the state tests archive is missing: expected ../shared/conformance/GeneralStateTests.tgz beside the checkout`);
-  return join(unpacked(archive, 'GeneralStateTests'), 'GeneralStateTests');
+  return join(unpacked(archive, 'GeneralStateTests', into), 'GeneralStateTests');
 }
 
 /**
  * Every folder of state tests the shared conformance folder holds: GeneralStateTests, then each
  * other archive there (`*.tgz`, `*.tar.gz`, such as an execution-spec-tests release with the
  * filled tests of newer forks), from its `state_tests` folder when it has one (a release also
- * carries blockchain tests, of another format).
+ * carries blockchain tests, of another format). Archives are unpacked into `into`.
  */
-export function sharedDirs(shared = SHARED): string[] {
-  const dirs = [testsDir(shared)];
+export function sharedDirs(shared = SHARED, into = tmpdir()): string[] {
+  const dirs = [testsDir(shared, into)];
   for (const name of readdirSync(shared).sort()) {
     if (name === 'GeneralStateTests.tgz' || !/\.(tgz|tar\.gz)$/.test(name)) continue;
-    const dir = unpacked(join(shared, name), name.replace(/\.(tgz|tar\.gz)$/, ''));
+    const dir = unpacked(join(shared, name), name.replace(/\.(tgz|tar\.gz)$/, ''), into);
     dirs.push(findFolder(dir, 'state_tests') ?? dir);
   }
   return dirs;
@@ -162,6 +181,8 @@ export interface GateOptions {
   dir?: string;
   /** The conformance folder whose archives are run (default: ../shared/conformance beside the checkout). */
   shared?: string;
+  /** Where its archives are unpacked (default: the temp folder). */
+  unpackInto?: string;
   log?: (line: string) => void;
 }
 
@@ -171,7 +192,7 @@ export interface GateOptions {
  * the work does rather than when the unluckiest share of files does.
  */
 export async function runGate(options: GateOptions): Promise<{ passed: number; failed: CaseResult[]; byFork: Map<string, { passed: number; failed: number }> }> {
-  const bases = options.dir !== undefined ? [options.dir] : sharedDirs(options.shared);
+  const bases = options.dir !== undefined ? [options.dir] : sharedDirs(options.shared, options.unpackInto);
   const files = bases.flatMap((b) => jsonFiles(b)).filter((f) => options.only === undefined || f.includes(options.only));
   const settings: RunSettings = { bases, sample: options.sample, progress: options.progress, forks: options.forks };
   const units: Array<Unit & { first: boolean; size: number }> = [];

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { runGate, sharedDirs, testsDir } from './run.js';
 import { cases, runCase, type StateTestJson } from './stateTest.js';
 
@@ -48,13 +48,48 @@ test('every archive in the conformance folder runs: a release of newer forks fro
     mkdirSync(join(root, 'conformance'));
     execFileSync('tar', ['-czf', join(root, 'conformance', 'GeneralStateTests.tgz'), '-C', join(root, 'gst'), 'GeneralStateTests']);
     execFileSync('tar', ['-czf', join(root, 'conformance', 'fixtures_release.tar.gz'), '-C', join(root, 'release'), 'fixtures']);
-    const dirs = sharedDirs(join(root, 'conformance'));
+    const dirs = sharedDirs(join(root, 'conformance'), root);
     assert.equal(dirs.length, 2);
     assert.match(dirs[1]!, /state_tests$/);
     const one = cases('x', JSON.parse(example.toString('utf8')) as Record<string, StateTestJson>, new Set(['cancun'] as const)).length;
-    const { passed, failed } = await runGate({ shared: join(root, 'conformance'), sample: 1, traced: [false], workers: 1 });
+    const { passed, failed } = await runGate({ shared: join(root, 'conformance'), unpackInto: root, sample: 1, traced: [false], workers: 1 });
     assert.deepEqual(failed, []);
     assert.equal(passed, 2 * one);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('an archive is unpacked once per content: a fresh copy of it is not unpacked again, a new version replaces the old', () => {
+  const root = mkdtempSync(join(tmpdir(), 'node-rpc-conformance-'));
+  try {
+    const example = readFileSync(join(testsDir(), 'stExample/add11.json'));
+    const pack = (files: string[]) => {
+      rmSync(join(root, 'gst'), { recursive: true, force: true });
+      for (const f of files) {
+        mkdirSync(dirname(join(root, 'gst', 'GeneralStateTests', f)), { recursive: true });
+        writeFileSync(join(root, 'gst', 'GeneralStateTests', f), example);
+      }
+      mkdirSync(join(root, 'conformance'), { recursive: true });
+      execFileSync('tar', ['-czf', join(root, 'conformance', 'GeneralStateTests.tgz'), '-C', join(root, 'gst'), 'GeneralStateTests']);
+    };
+    const copies = () => readdirSync(root).filter((f) => f.startsWith('node-rpc-state-tests-'));
+    pack(['stExample/add11.json']);
+    const first = testsDir(join(root, 'conformance'), root);
+    // The same bytes, written again later (as a conformance folder copied afresh is).
+    const archive = join(root, 'conformance', 'GeneralStateTests.tgz');
+    const bytes = readFileSync(archive);
+    rmSync(archive);
+    writeFileSync(archive, bytes);
+    utimesSync(archive, new Date(Date.now() + 60_000), new Date(Date.now() + 60_000));
+    assert.equal(testsDir(join(root, 'conformance'), root), first);
+    assert.equal(copies().length, 1);
+    // Another version: unpacked anew, and the old copy is gone.
+    pack(['stExample/add11.json', 'stExample/add12.json']);
+    const second = testsDir(join(root, 'conformance'), root);
+    assert.notEqual(second, first);
+    assert.deepEqual(copies(), [basename(dirname(second))]);
+    assert.deepEqual(readdirSync(join(second, 'stExample')).sort(), ['add11.json', 'add12.json']);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

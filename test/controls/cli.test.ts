@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { BIN, startCli } from '../support/cli.js';
 import { ADDRS } from '../support/node.js';
 import { sleep } from './helpers.js';
+import { tempDir } from '../support/tmp.js';
 
 const OTHER = '0x00000000000000000000000000000000000000f1';
 
@@ -23,7 +23,7 @@ async function runToExit(args: string[]): Promise<{ code: number | null; out: st
   return { code: code as number | null, out };
 }
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'node-rpc-cli-'));
+const tmp = () => tempDir('node-rpc-cli-');
 
 describe('node-rpc dev: state files and mining flags', () => {
   test('SIGTERM dumps the state; a new process loads it back exactly', async () => {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
@@ -9,6 +8,7 @@ import { keccak256 } from 'ethers';
 import { readStateFile, writeStateFile } from '../../src/chain/controls/stateDisk.js';
 import { ADDRS, startTestNode, type TestNode } from '../support/node.js';
 import { block, blockNumber, deploy, eventsIface, failure, send, storageIface } from './helpers.js';
+import { tempDir } from '../support/tmp.js';
 
 const WHALE = '0x00000000000000000000000000000000000f00d5';
 const blobText = (blob: string) => gunzipSync(Buffer.from(blob.slice(2), 'hex')).toString('utf8');
@@ -156,7 +156,7 @@ describe('state dumps', () => {
   });
 
   test('state files are written atomically and read back (plain or gzip)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'node-rpc-state-'));
+    const dir = tempDir('node-rpc-state-');
     const path = join(dir, 'state.json');
     const text = blobText(await a.rpc('anvil_dumpState'));
     await writeStateFile(path, text);

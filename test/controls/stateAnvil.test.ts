@@ -5,8 +5,7 @@
  * head number, blocks, receipts, nonces, balances, code and storage.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, test } from 'node:test';
@@ -16,6 +15,7 @@ import { createWalletClient, defineChain, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ADDRS, KEYS, artifact, startTestNode } from '../support/node.js';
 import { eventsIface, storageIface } from './helpers.js';
+import { tempDir } from '../support/tmp.js';
 
 interface Rpc {
   rpc<T = any>(method: string, params?: unknown[]): Promise<T>;
@@ -25,7 +25,7 @@ const OTHER = '0x00000000000000000000000000000000000000f1';
 const WHALE = '0x00000000000000000000000000000000000f00d5';
 const REVERTER = '0x00000000000000000000000000000000000bad01';
 const hex = (n: number) => '0x' + n.toString(16);
-const tmp = () => mkdtempSync(join(tmpdir(), 'node-rpc-anvil-state-'));
+const tmp = () => tempDir('node-rpc-anvil-state-');
 const blobText = (blob: string) => gunzipSync(Buffer.from(blob.slice(2), 'hex')).toString('utf8');
 
 /** What a chain holds, and where to look. */

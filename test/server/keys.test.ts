@@ -5,8 +5,7 @@
  * read again on SIGHUP.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startDev, type Running } from '../../src/lib/start.js';
@@ -14,6 +13,7 @@ import type { AccessEntry } from '../../src/server/access.js';
 import { startServer, type RpcServer } from '../../src/server/server.js';
 import { startCli } from '../support/cli.js';
 import { call, openSocket, paced, poster, stubDispatcher, waitFor, type Reply } from './helpers.js';
+import { tempDir } from '../support/tmp.js';
 
 const HOST = '127.0.0.1';
 const ALPHA = 'alpha-key-000000000001';
@@ -157,7 +157,7 @@ describe('two API keys at the spec default of 1000 calls a second', () => {
 
 describe('node-rpc dev --api-keys', () => {
   test('the key file is read again on SIGHUP; a bad file keeps the keys in use; keys are never printed whole', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'node-rpc-keys-'));
+    const dir = tempDir('node-rpc-keys-');
     const file = join(dir, 'keys.txt');
     writeFileSync(file, `# team keys\n${ALPHA}\n\n`);
     const node = await startCli(['--public', '--host', HOST, '--api-keys', file]);

@@ -2,10 +2,15 @@
 // and answers a fixed result) against the node's eth_chainId, both one request in flight at a time
 // over one keep-alive socket, in the same scenario and so on the machine as it is at that moment.
 // The gap between the two is what framing, parsing, dispatch and serialization cost the node.
+// node-rpc keeps its event loop polling between a sequential client's requests (src/server/awake.ts),
+// which a bare server does not, so a second bare server does the same with the node's own rule:
+// against that one the gap is again only framing, parsing, dispatch and serialization.
 
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { RpcClient, freePort, median, percentile, sleep, type Scenario } from '../harness.js';
+import { RpcClient, freePort, median, percentile, repoRoot, sleep, type Scenario } from '../harness.js';
 
 const BARE = `
 const http = require('node:http');
@@ -20,6 +25,41 @@ http.createServer({ keepAliveTimeout: 5000, noDelay: true }, (req, res) => {
   });
 }).listen(Number(process.argv[1]), '127.0.0.1', () => process.stdout.write('up\\n'));
 `;
+
+/** The same server, staying awake between requests by the node's rule (an ES module: it imports it). */
+const BARE_AWAKE = (awakeModule: string) => `
+import http from 'node:http';
+import { StayAwake } from ${JSON.stringify(awakeModule)};
+const awake = new StayAwake();
+const answer = (id) => JSON.stringify({ jsonrpc: '2.0', id, result: '0x3d8' });
+http.createServer({ keepAliveTimeout: 5000, noDelay: true }, (req, res) => {
+  awake.started();
+  res.once('close', awake.ended);
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const body = answer(JSON.parse(Buffer.concat(chunks).toString('utf8')).id);
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+}).listen(Number(process.argv[1]), '127.0.0.1', () => process.stdout.write('up\\n'));
+`;
+
+/** Start a bare server (node with `args` and a free port); its URL and a kill switch. */
+async function startBare(args: string[]): Promise<{ url: string; kill: () => void }> {
+  const port = await freePort();
+  const bare = spawn(process.execPath, [...args, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      bare.stdout!.once('data', () => resolve());
+      bare.once('exit', (code) => reject(new Error(`the bare server exited (${code})`)));
+    });
+  } catch (err) {
+    bare.kill('SIGKILL');
+    throw err;
+  }
+  return { url: `http://127.0.0.1:${port}`, kill: () => bare.kill('SIGKILL') };
+}
 
 /** Sequential eth_chainId round trips: a warm-up, then `n` measured; their times in ms. */
 async function roundTrips(url: string, warm: number, n: number): Promise<Float64Array> {
@@ -41,34 +81,40 @@ async function roundTrips(url: string, warm: number, n: number): Promise<Float64
 
 const scenario: Scenario = {
   name: 'http-floor',
-  description: 'eth_chainId one at a time beside a bare node:http server answering the same (the per-request floor)',
+  description: 'eth_chainId one at a time beside a bare node:http server answering the same (the per-request floor), asleep and awake between requests',
   async run(node) {
     const [warm, n] = node.options.quick ? [500, 1_000] : [3_000, 5_000];
-    const port = await freePort();
-    const bare = spawn(process.execPath, ['-e', BARE, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const awakeModule = pathToFileURL(join(repoRoot(), 'dist', 'src', 'server', 'awake.js')).href;
+    const bare = await startBare(['-e', BARE]);
+    let awake: { url: string; kill: () => void } | undefined;
     try {
-      await new Promise<void>((resolve, reject) => {
-        bare.stdout!.once('data', () => resolve());
-        bare.once('exit', (code) => reject(new Error(`the bare server exited (${code})`)));
-      });
+      awake = await startBare(['--input-type=module', '-e', BARE_AWAKE(awakeModule)]);
       await sleep(100);
-      // Alternate halves so drift of the machine touches both alike.
-      const floorA = await roundTrips(`http://127.0.0.1:${port}`, warm, n / 2);
+      // Alternate halves so drift of the machine touches all three alike.
+      const floorA = await roundTrips(bare.url, warm, n / 2);
+      const awakeA = await roundTrips(awake.url, warm, n / 2);
       const nodeA = await roundTrips(node.url, warm, n / 2);
-      const floorB = await roundTrips(`http://127.0.0.1:${port}`, 0, n / 2);
+      const floorB = await roundTrips(bare.url, 0, n / 2);
+      const awakeB = await roundTrips(awake.url, 0, n / 2);
       const nodeB = await roundTrips(node.url, 0, n / 2);
       const floor = Float64Array.from([...floorA, ...floorB]);
+      const awakeFloor = Float64Array.from([...awakeA, ...awakeB]);
       const own = Float64Array.from([...nodeA, ...nodeB]);
       const floorP50 = median(floor);
+      const awakeP50 = median(awakeFloor);
       const ownP50 = median(own);
       return {
         'eth_chainId p50': { value: ownP50 * 1000, unit: 'µs' },
         'eth_chainId p99': { value: percentile(own, 99) * 1000, unit: 'µs' },
         'bare node:http p50': { value: floorP50 * 1000, unit: 'µs' },
         'over the floor': { value: (ownP50 / floorP50 - 1) * 100, unit: '%' },
+        'bare, awake p50': { value: awakeP50 * 1000, unit: 'µs' },
+        'bare, awake p99': { value: percentile(awakeFloor, 99) * 1000, unit: 'µs' },
+        'over the awake floor': { value: (ownP50 / awakeP50 - 1) * 100, unit: '%' },
       };
     } finally {
-      bare.kill('SIGKILL');
+      bare.kill();
+      awake?.kill();
     }
   },
 };
