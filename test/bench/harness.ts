@@ -6,8 +6,9 @@
 // the reasoning on a 2-core machine.
 
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -109,6 +110,12 @@ export interface NodeSpec {
   command: string;
   args(port: number): string[];
   cwd?: string;
+  /**
+   * Run with a home folder of its own, removed once the process has exited. anvil keeps the
+   * states of old blocks on disk under ~/.foundry/anvil/tmp and removes them only on a graceful
+   * exit: the `mining` scenario's blocks left tens of GB there over a day of runs.
+   */
+  ownHome?: boolean;
 }
 
 export const CHAIN_ID = 984;
@@ -134,6 +141,7 @@ export function anvilSpec(): NodeSpec {
     label: 'anvil',
     command: bin,
     args: (port) => ['--port', String(port), '--chain-id', String(CHAIN_ID), '--silent'],
+    ownHome: true,
   };
 }
 
@@ -203,23 +211,26 @@ export async function startNode(spec: NodeSpec, opts: { timeoutMs?: number } = {
   };
   let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
 
+  const home = spec.ownHome ? mkdtempSync(join(tmpdir(), 'node-rpc-bench-home-')) : undefined;
   const t0 = performance.now();
   const child: ChildProcess = spawn(spec.command, spec.args(port), {
     cwd: spec.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: process.env,
+    env: home === undefined ? process.env : { ...process.env, HOME: home },
   });
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   const exitPromise = new Promise<void>((resolve) => {
     child.once('exit', (code, signal) => {
       exited = { code, signal };
+      if (home !== undefined) rmSync(home, { recursive: true, force: true });
       resolve();
     });
   });
   let spawnError: Error | undefined;
   child.once('error', (e) => {
     spawnError = e;
+    if (home !== undefined) rmSync(home, { recursive: true, force: true });
   });
 
   const stop = async () => {
