@@ -280,7 +280,7 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
     req.on('error', ignore);
     res.on('error', ignore);
     awake.started();
-    res.once('close', awake.ended);
+    res.on('close', awake.ended);
     const cors = corsFor(req.headers.origin);
     let visit: Visit | undefined;
     if (onAccess !== undefined) {
