@@ -20,6 +20,7 @@ import { VERSION } from './version.js';
 import type { Dispatcher } from '../rpc/dispatch.js';
 import { Provider } from '../rpc/provider.js';
 import type { RpcServer } from '../server/server.js';
+import { batchedLines } from './lines.js';
 import { checkOptions, OptionError, toStart } from './options.js';
 import type { EIP1193Provider, ListenOptions, Node, NodeAccount, NodeOptions } from './types.js';
 
@@ -61,7 +62,8 @@ export async function openNode(options: NodeOptions, extras: OpenExtras = {}): P
       throw new OptionError(`cannot use --${o.state !== undefined ? 'state' : 'dump-state'}: ${(err as Error).message}`);
     }
   }
-  const out = o.logging === true ? (line: string) => process.stdout.write(line + '\n') : typeof o.logging === 'function' ? o.logging : undefined;
+  const terminal = o.logging === true ? batchedLines((text) => process.stdout.write(text)) : undefined;
+  const out = terminal !== undefined ? terminal.line : typeof o.logging === 'function' ? o.logging : undefined;
   const artifacts = o.artifacts !== undefined ? loadArtifacts(o.artifacts, warn) : undefined;
   const log = out === undefined ? undefined : new RequestLog(out, o.silent === true, artifacts);
   let chain: DevNode | undefined;
@@ -142,6 +144,7 @@ export async function openNode(options: NodeOptions, extras: OpenExtras = {}): P
             failure = new Error(`cannot write state to ${dumpPath}: ${(err as Error).message}`);
           }
         }
+        terminal?.flush();
         provider.disconnect();
         node.close();
         await server?.close();
