@@ -1,9 +1,10 @@
 /** anvil (from its npm package) as a reference node for differential tests: the one launcher, and the one free-port helper. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { tempDir } from './tmp.js';
 
 export function anvilBinary(): string {
   const pkg = createRequire(import.meta.url).resolve('@foundry-rs/anvil-linux-amd64/package.json');
@@ -35,7 +36,14 @@ export interface Anvil {
 export async function startAnvil(args: string[] = []): Promise<Anvil> {
   const port = await freePort();
   const chainId = args.includes('--chain-id') ? [] : ['--chain-id', '984'];
-  const child: ChildProcess = spawn(anvilBinary(), ['--port', String(port), '--host', '127.0.0.1', ...chainId, '--silent', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // A home of its own, removed when it exits: anvil keeps old blocks' states under ~/.foundry/anvil/tmp
+  // and removes them only on a graceful exit, which SIGTERM is not.
+  const home = tempDir('node-rpc-anvil-home-');
+  const child: ChildProcess = spawn(anvilBinary(), ['--port', String(port), '--host', '127.0.0.1', ...chainId, '--silent', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, HOME: home },
+  });
+  child.once('exit', () => rmSync(home, { recursive: true, force: true }));
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += String(d)));
   const url = `http://127.0.0.1:${port}`;
