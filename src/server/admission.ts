@@ -4,7 +4,7 @@
  * calls are charged to the client's bucket (a batch counts each element, and is refused whole
  * when it does not fit), and the names are kept for the access log.
  */
-import type { Client } from './gate.js';
+import { rateHeaders, type Client } from './gate.js';
 import type { Metrics } from './metrics.js';
 
 const NONE: readonly string[] = [];
@@ -32,4 +32,14 @@ export class Admission {
     this.metrics.limited(tier, calls);
     return false;
   };
+}
+
+/** Rate-limit headers of an answer in a limited tier, and Retry-After when it was refused. */
+export function limitHeaders(client: Client | undefined, admission: Admission | undefined): Record<string, string | number> | undefined {
+  const bucket = client?.bucket;
+  if (bucket === undefined) return undefined;
+  const headers: Record<string, string | number> = {};
+  rateHeaders(bucket, headers);
+  if (admission !== undefined && admission.refused > 0) headers['Retry-After'] = String(Math.max(1, Math.ceil(bucket.waitSeconds(admission.refused))));
+  return headers;
 }

@@ -23,10 +23,10 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { CallContext } from './context.js';
 import type { AccessEntry } from './access.js';
-import { Admission } from './admission.js';
+import { Admission, limitHeaders } from './admission.js';
 import { StayAwake } from './awake.js';
 import { corsHeaders } from './cors.js';
-import { Gate, isRefusal, rateHeaders, type Client, type GateOptions, type Refusal } from './gate.js';
+import { Gate, isRefusal, type Client, type GateOptions, type Refusal } from './gate.js';
 import { Metrics, type Gauge } from './metrics.js';
 import { serveSocket } from './socket.js';
 import { acceptableContentType, chunked, errorBody, formatHost, ignore, internalErrorBody, nextTurn, rawResponse, type Body, type RpcHandler } from './wire.js';
@@ -166,16 +166,6 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
       return;
     }
     res.end();
-  };
-
-  /** Rate-limit headers of an answer in a limited tier, and Retry-After when it was refused. */
-  const limitHeaders = (client: Client | undefined, admission: Admission | undefined): Headers | undefined => {
-    const bucket = client?.bucket;
-    if (bucket === undefined) return undefined;
-    const headers: Headers = {};
-    rateHeaders(bucket, headers);
-    if (admission !== undefined && admission.refused > 0) headers['Retry-After'] = String(Math.max(1, Math.ceil(bucket.waitSeconds(admission.refused))));
-    return headers;
   };
 
   const dispatch = (res: ServerResponse, text: string, cors: Readonly<Record<string, string>>, client: Client | undefined, visit: Visit | undefined): void => {
