@@ -110,10 +110,9 @@ async function run(job: CallJob): Promise<CallReply> {
  * After a reply with no call queued, the worker looks for the next call for up to this long before
  * it goes back to its event loop and sleeps. Under a crowd of calls the next one comes within it,
  * and taking it at once saves the sleep and the wake-up, which on a virtual machine add tens of
- * microseconds to a call (eth-call-varied, 8 connections on 2 cores: ~18.6k → ~20.9k calls/s, the
- * medians of five alternating runs; engine README, "Call workers"). It looks only while calls come that close together: a look
- * that finds nothing stops the looking until a call again arrives within this time of the reply
- * before it, so a worker whose calls come seldom spends nothing on it.
+ * microseconds to a call (engine README, "Call workers"). It looks only while calls come that
+ * close together: a look that finds nothing stops the looking until a call again arrives within
+ * this time of the reply before it, so a worker whose calls come seldom spends nothing on it.
  */
 export const LOOK_FOR_NEXT_MS = 0.2;
 /** Calls taken and not yet answered. */
