@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { Artifacts } from '../artifacts/artifacts.js';
 import type { Page } from '../server/server.js';
 
-/** dist/explorer, seen from the bundle (dist/cli.cjs) or from the compiled module (dist/src/explorer). */
+/** dist/explorer, seen from the bundle (dist/node.cjs) or from the compiled module (dist/src/explorer). */
 function assetDir(): string | undefined {
   for (const rel of ['./explorer/', '../../explorer/']) {
     const dir = fileURLToPath(new URL(rel, import.meta.url));

@@ -123,8 +123,8 @@ export const CHAIN_ID = 984;
 export function nodeRpcSpec(): NodeSpec {
   const root = repoRoot();
   const bin = join(root, 'bin', 'node-rpc.js');
-  if (!existsSync(join(root, 'dist', 'cli.cjs'))) {
-    throw new Error('node-rpc is not built (dist/cli.cjs missing): run `npm run build`');
+  if (!existsSync(join(root, 'dist', 'node.cjs'))) {
+    throw new Error('node-rpc is not built (dist/node.cjs missing): run `npm run build`');
   }
   return {
     label: 'node-rpc',

@@ -48,7 +48,7 @@ export { n, url, ws, key };
 test('npm pack gives a package that installs into an empty project and runs a chain with no build step', () => {
   const packed = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], ROOT)) as Array<{ filename: string; files: Array<{ path: string }> }>;
   const files = packed[0]!.files.map((f) => f.path).sort();
-  for (const f of ['bin/node-rpc.js', 'dist/cli.cjs', 'dist/index.js', 'dist/index.d.ts', 'dist/types.d.ts', 'dist/worker.js', 'dist/explorer/index.html', 'package.json']) assert.ok(files.includes(f), `${f} is packed`);
+  for (const f of ['bin/node-rpc.js', 'dist/node.cjs', 'dist/load.cjs', 'dist/index.js', 'dist/index.d.ts', 'dist/types.d.ts', 'dist/worker.js', 'dist/explorer/index.html', 'package.json']) assert.ok(files.includes(f), `${f} is packed`);
   assert.ok(!files.some((f) => f.startsWith('dist/src/') || f.startsWith('dist/test/') || f.startsWith('src/')), 'only the bundles are packed');
 
   const app = join(dir, 'app');

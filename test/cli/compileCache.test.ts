@@ -1,14 +1,19 @@
 /**
- * The launcher's V8 code cache for the bundle: written by a start without one (two seconds in, or at
+ * The loader's V8 code cache for the bundle: written by a start without one (two seconds in, or at
  * exit; a node that has answered nothing by then, after its first answer), used by the next, never
- * replaced by a later writer, rebuilt when unusable, off on request.
+ * replaced by a later writer, rebuilt when unusable, off on request; one cache for the command and
+ * the package, written once by worker threads that import the package together.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { startCli } from '../support/cli.js';
+import { tempDir } from '../support/tmp.js';
 
 async function runOnce(env: NodeJS.ProcessEnv): Promise<void> {
   const node = await startCli([], 15_000, { env });
@@ -114,4 +119,49 @@ test('a node that has answered nothing two seconds in writes the cache after its
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+const LIB = fileURLToPath(new URL('../../index.js', import.meta.url));
+
+/** A process that imports the package (in `threads` worker threads at once, or on its main thread), runs a chain, closes it and exits. */
+async function libraryProcess(env: NodeJS.ProcessEnv, threads = 0): Promise<string> {
+  const chain = `const { createNode } = await import(${JSON.stringify(LIB)}); const n = await createNode(); const id = await n.provider.request({ method: 'eth_chainId' }); await n.close();`;
+  const script =
+    threads === 0
+      ? `${chain} console.log(id);`
+      : `import { Worker } from 'node:worker_threads'; import { once } from 'node:events';
+         const code = ${JSON.stringify(`(async () => { ${chain} (await import('node:worker_threads')).parentPort.postMessage(id); })()`)};
+         const ids = await Promise.all(Array.from({ length: ${threads} }, async () => { const w = new Worker(code, { eval: true }); const [id] = await once(w, 'message'); await once(w, 'exit'); return id; }));
+         console.log(ids.join(','));`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, ...env }, timeout: 60_000 });
+  return stdout.trim();
+}
+
+test('the package and the command share one cache: each uses the one the other wrote', async () => {
+  const dir = tempDir('node-rpc-cc-');
+  assert.equal(await libraryProcess({ NODE_COMPILE_CACHE: dir }), '0x3d8');
+  const [file, ...more] = caches(dir);
+  assert.ok(file, 'a process that imported the package wrote the cache at its exit');
+  assert.deepEqual(more, []);
+  const written = statSync(join(dir, file)).mtimeMs;
+  // An unusable cache would be replaced: an unchanged file is one the command accepted.
+  await runOnce({ NODE_COMPILE_CACHE: dir });
+  assert.deepEqual(caches(dir), [file]);
+  assert.equal(statSync(join(dir, file)).mtimeMs, written, 'the command used the cache as is');
+
+  const other = tempDir('node-rpc-cc-');
+  await runOnce({ NODE_COMPILE_CACHE: other });
+  const [cliFile] = caches(other);
+  const cliWritten = statSync(join(other, cliFile!)).mtimeMs;
+  assert.equal(await libraryProcess({ NODE_COMPILE_CACHE: other }), '0x3d8');
+  assert.deepEqual(caches(other), [cliFile]);
+  assert.equal(statSync(join(other, cliFile!)).mtimeMs, cliWritten, 'the package used the cache as is');
+});
+
+test('worker threads importing the package at once leave one cache and no temporary file', async () => {
+  const dir = tempDir('node-rpc-cc-');
+  assert.equal(await libraryProcess({ NODE_COMPILE_CACHE: dir }, 3), '0x3d8,0x3d8,0x3d8');
+  assert.equal(caches(dir).length, 1);
+  assert.deepEqual(readdirSync(dir).filter((f) => !f.endsWith('.v8')), [], 'no temporary file is left');
+  assert.ok(statSync(join(dir, caches(dir)[0]!)).size > 100_000);
 });
