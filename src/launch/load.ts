@@ -28,6 +28,14 @@ import { threadId } from 'node:worker_threads';
 export const SAVE_AFTER_MS = 2_000;
 /** After a server's first answer, when it writes a cache it held back for that answer. */
 export const SAVE_AFTER_ANSWER_MS = 500;
+/**
+ * At most this many caches stay in the folder, the newest. Each bundle path (a checkout, an
+ * install, a version) has its own, and one whose bundle is gone is never read again; a bundle whose
+ * cache was dropped writes it again at its next start.
+ */
+export const KEEP_CACHES = 16;
+/** The names of the caches this loader writes (and of the `cli-` ones earlier versions wrote). */
+const CACHE_NAME = /^(?:node|cli)-[0-9a-f]{12}-.+\.v8$/;
 
 /** What dist/node.cjs exports (src/cli/entry.ts); typed loosely here, the package's declarations type it. */
 export interface Bundle {
@@ -113,7 +121,7 @@ function cacheFile(file: string): CacheFile | undefined {
   }
 }
 
-/** Write the cache (functions compiled so far included) and drop this bundle's older ones. */
+/** Write the cache (functions compiled so far included), drop this bundle's older ones and all but the newest others. */
 function save(script: Script, { dir, prefix, path }: CacheFile, replace: boolean): void {
   try {
     if (!replace && existsSync(path)) return;
@@ -123,8 +131,26 @@ function save(script: Script, { dir, prefix, path }: CacheFile, replace: boolean
     writeFileSync(tmp, script.createCachedData());
     if (replace) renameSync(tmp, path);
     else publishOnce(tmp, path);
-    for (const f of readdirSync(dir)) if (f.startsWith(prefix) && f.endsWith('.v8') && join(dir, f) !== path) rmSync(join(dir, f), { force: true });
+    prune(dir, prefix, path);
   } catch {}
+}
+
+/** Remove this bundle's caches other than `path`, and other bundles' beyond the newest KEEP_CACHES. */
+export function prune(dir: string, prefix: string, path: string): void {
+  const others: Array<{ file: string; mtime: number }> = [];
+  for (const f of readdirSync(dir)) {
+    if (!CACHE_NAME.test(f)) continue;
+    const file = join(dir, f);
+    if (file === path) continue;
+    if (f.startsWith(prefix)) rmSync(file, { force: true });
+    else {
+      try {
+        others.push({ file, mtime: statSync(file).mtimeMs });
+      } catch {}
+    }
+  }
+  others.sort((a, b) => b.mtime - a.mtime);
+  for (const { file } of others.slice(KEEP_CACHES - 1)) rmSync(file, { force: true });
 }
 
 /** Give `tmp` the name `path` unless a file has it by now (two starts at once: the first one stays). */

@@ -61,13 +61,15 @@ test('npm pack gives a package that installs into an empty project and runs a ch
   assert.ok(!readdirSync(join(app, 'node_modules')).includes('@ethereumjs'), 'the engine is in the bundle');
 
   writeFileSync(join(app, 'main.js'), APP);
-  const out = execFileSync(process.execPath, ['main.js'], { cwd: app, encoding: 'utf8', timeout: 120_000 });
+  // The installed bundle's code cache goes to a folder of the test's own, not the user's cache.
+  const env = { ...process.env, NODE_COMPILE_CACHE: join(dir, 'cache') };
+  const out = execFileSync(process.execPath, ['main.js'], { cwd: app, encoding: 'utf8', timeout: 120_000, env });
   assert.deepEqual(JSON.parse(out.trim()), { status: '0x1', overHttp: '0x1092', accounts: 2, bad: "createNode: invalid option hardfork (--hardfork): unknown hardfork 'london': known are shanghai, cancun, prague, osaka, bpo1, bpo2 and latest (= the default)" });
 
   writeFileSync(join(app, 'typed.ts'), TYPED);
   const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
   execFileSync(tsc, ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types'), 'typed.ts'], { cwd: app, encoding: 'utf8' });
 
-  const version = execFileSync(join(app, 'node_modules', '.bin', 'node-rpc'), ['--version'], { cwd: app, encoding: 'utf8' });
+  const version = execFileSync(join(app, 'node_modules', '.bin', 'node-rpc'), ['--version'], { cwd: app, encoding: 'utf8', env });
   assert.equal(version.trim(), (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
 });

@@ -5,13 +5,14 @@
  * the package, written once by worker threads that import the package together.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { KEEP_CACHES, prune } from '../../src/launch/load.js';
 import { startCli } from '../support/cli.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -164,4 +165,28 @@ test('worker threads importing the package at once leave one cache and no tempor
   assert.equal(caches(dir).length, 1);
   assert.deepEqual(readdirSync(dir).filter((f) => !f.endsWith('.v8')), [], 'no temporary file is left');
   assert.ok(statSync(join(dir, caches(dir)[0]!)).size > 100_000);
+});
+
+test('the folder keeps the newest caches of other bundles and nothing else of this one', () => {
+  const dir = tempDir('node-rpc-cc-');
+  const name = (hash: number, size: number) => `node-${hash.toString(16).padStart(12, '0')}-${size}-1-v20.20.2-x64.v8`;
+  const others = Array.from({ length: KEEP_CACHES + 4 }, (_, i) => name(i + 1, 1000));
+  others.push(`cli-${'f'.repeat(12)}-1000-1-v20.20.2-x64.v8`); // an earlier version's name, the oldest
+  others.forEach((f, i) => {
+    writeFileSync(join(dir, f), 'x');
+    const t = 1_700_000_000 + (i === others.length - 1 ? -1 : i);
+    utimesSync(join(dir, f), t, t);
+  });
+  const mine = name(0xabc, 2000);
+  const olderMine = name(0xabc, 1999);
+  writeFileSync(join(dir, mine), 'x');
+  writeFileSync(join(dir, olderMine), 'x');
+  // Not this loader's: Node's own compile cache (a folder), a file named otherwise, a temporary file.
+  mkdirSync(join(dir, 'v22.12.0-x64-0d2e0f'));
+  writeFileSync(join(dir, 'notes.v8'), 'x');
+  writeFileSync(join(dir, `${mine}.123.0`), 'x');
+  prune(dir, `node-${(0xabc).toString(16).padStart(12, '0')}-`, join(dir, mine));
+  const left = readdirSync(dir).sort();
+  const kept = others.slice(others.length - 1 - (KEEP_CACHES - 1), others.length - 1);
+  assert.deepEqual(left, [...kept, mine, `${mine}.123.0`, 'notes.v8', 'v22.12.0-x64-0d2e0f'].sort());
 });
