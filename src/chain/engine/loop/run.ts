@@ -37,9 +37,14 @@ const fail = (message: string): never => {
   throw new EVMError(message as never);
 };
 
+/** Where a hash is copied to be read as a word: a DataView costs more to make than the copy. */
+const digestBytes = new Uint8Array(32);
+const digestView = new DataView(digestBytes.buffer);
+
 /** keccak256 of `bytes` as a stack word. */
 function keccakWord(bytes: Uint8Array): bigint {
-  return readWord(viewOf(keccak256(bytes)), 0);
+  digestBytes.set(keccak256(bytes));
+  return readWord(digestView, 0);
 }
 
 function viewOf(bytes: Uint8Array): DataView {
@@ -87,14 +92,14 @@ function capacity(memory: { _store: Uint8Array }, bytes: number): Uint8Array {
   return grown;
 }
 
-/** Calldata word at `pos`, zero past the end (CALLDATALOAD). */
-function callDataWord(data: Uint8Array, pos: bigint): bigint {
+/** Calldata word at `pos`, zero past the end (CALLDATALOAD); `view` is a view of `data`. */
+function callDataWord(data: Uint8Array, view: DataView, pos: bigint): bigint {
   if (pos >= BigInt(data.length)) return ZERO;
   const i = Number(pos);
-  if (i + 32 <= data.length) return readWord(viewOf(data), i);
-  const padded = new Uint8Array(32);
-  padded.set(data.subarray(i));
-  return readWord(viewOf(padded), 0);
+  if (i + 32 <= data.length) return readWord(view, i);
+  digestBytes.fill(0);
+  digestBytes.set(data.subarray(i));
+  return readWord(digestView, 0);
 }
 
 export async function fastRun(interp: Interp, code: Uint8Array, table: OpTable, startPc: number | undefined): Promise<RunResult> {
@@ -118,6 +123,10 @@ export async function fastRun(interp: Interp, code: Uint8Array, table: OpTable, 
   const limit = limitOf(interp._evm);
   const watch = interp._evm.sstoreWatch;
   if (watch !== undefined) watch.frames++;
+  /** Made on first use in this frame: the calldata's view, the address and the caller as words. */
+  let callDataView: DataView | undefined;
+  let addressWord: bigint | undefined;
+  let callerWord: bigint | undefined;
   let untilCheck = CHECK_EVERY;
   let err: EVMError | undefined;
   /** True while ethereumjs's code holds the run state (see sync). */
@@ -274,8 +283,8 @@ export async function fastRun(interp: Interp, code: Uint8Array, table: OpTable, 
             : op === 0x58 ? BigInt(pc)
             : op === 0x59 ? BigInt(words * 32)
             : op === 0x5a ? BigInt(gas)
-            : op === 0x30 ? readAddress(env.address.bytes)
-            : op === 0x33 ? readAddress(env.caller.bytes)
+            : op === 0x30 ? (addressWord ??= readAddress(env.address.bytes))
+            : op === 0x33 ? (callerWord ??= readAddress(env.caller.bytes))
             : op === 0x34 ? env.callValue
             : BigInt(env.callData.length);
           pc++;
@@ -285,7 +294,7 @@ export async function fastRun(interp: Interp, code: Uint8Array, table: OpTable, 
           // CALLDATALOAD
           charge(f);
           if (sp < 1) fail(M.STACK_UNDERFLOW);
-          st[sp - 1] = callDataWord(env.callData, st[sp - 1]);
+          st[sp - 1] = callDataWord(env.callData, (callDataView ??= viewOf(env.callData)), st[sp - 1]);
           pc++;
           continue;
         }
