@@ -215,5 +215,21 @@ describe('state dumps', () => {
     assert.deepEqual(second[who(3)], first[who(3)], 'the change reverted is gone');
     assert.equal(second[who(5)].balance, '0x50');
     assert.equal(Object.keys(second).length, Object.keys(first).length + 1);
+
+    // An account created and then rewound away is gone from the next dump; the order stays by address.
+    const before = await a.rpc<string>('evm_snapshot');
+    await a.rpc('anvil_setBalance', [who(6), '0x60']);
+    await a.rpc('anvil_setBalance', ['0x' + 'ff'.repeat(20), '0x61']);
+    const withNew = JSON.parse(blobText(await a.rpc<string>('anvil_dumpState'))).accounts;
+    assert.equal(withNew[who(6)].balance, '0x60');
+    assert.deepEqual(Object.keys(withNew), Object.keys(withNew).sort(), 'accounts by address');
+    await a.rpc('evm_revert', [before]);
+    // Dumps asked for at once give the same document.
+    const [third, again] = (await Promise.all([a.rpc<string>('anvil_dumpState'), a.rpc<string>('anvil_dumpState')])).map((b) => JSON.parse(blobText(b)).accounts);
+    assert.equal(third[who(6)], undefined, 'the account rewound away is gone');
+    assert.equal(third['0x' + 'ff'.repeat(20)], undefined);
+    assert.deepEqual(third, second);
+    assert.deepEqual(again, third);
+    assert.deepEqual(Object.keys(third), Object.keys(third).sort(), 'accounts by address');
   });
 });

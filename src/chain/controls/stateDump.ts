@@ -50,8 +50,11 @@ const q = (n: bigint | number): string => '0x' + n.toString(16);
 /** A u64 field anvil reads as a JSON number; beyond 2^53 as hex (anvil's older format accepts it). */
 const u64 = (n: bigint): number | string => (n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : q(n));
 
-/** Milliseconds of work between two yields to the event loop. */
-const SLICE_MS = 4;
+/**
+ * Milliseconds of work between two yields to the event loop. A request that arrives meanwhile waits
+ * for the rest of the slice (and a collection the slice set off), so the slice is short.
+ */
+const SLICE_MS = 2;
 
 /** Text pieces joined into chunks of about this many characters as they come. */
 const CHUNK = 1 << 18;
@@ -107,10 +110,10 @@ export async function dumpStateChunks(node: DumpSource, generator: string): Prom
       return { ...fixedParts(node, generator, stateRoot), state: frozenState(sm, node.stateTrie, stateRoot) };
     });
     try {
-      const seen = new Map<string, RenderedAccount>();
-      const chunks = await documentChunks(node, fixed, frozenReader(fixed.state), rendered.get(node), seen);
-      rendered.set(node, seen);
-      return chunks;
+      let cache = rendered.get(node);
+      if (cache === undefined) rendered.set(node, (cache = new RenderedAccounts()));
+      const entries = cache;
+      return await entries.exclusive(() => documentChunks(node, fixed, frozenReader(fixed.state), entries));
     } catch {
       // The state at the fixed root is no longer complete in the store: dumped under the lock below.
     }
@@ -121,20 +124,40 @@ export async function dumpStateChunks(node: DumpSource, generator: string): Prom
 /** An account's text in the document, and the trie leaf (hex RLP) it was made from. */
 interface RenderedAccount {
   rlpHex: string;
-  address: string;
+  readonly address: string;
   text: string;
+  /** The last dump that found the account. */
+  seen: number;
 }
 
 /**
- * The accounts' text of a node's last dump made at a fixed root, by hashed key. An account's text
- * follows from its leaf alone (nonce, balance, and storage and code by the hash of their content),
- * so an account whose leaf is unchanged is not read or formatted again.
+ * The accounts' text of a node's dumps made at a fixed root, by hashed key, and in the document's
+ * order (by address). An account's text follows from its leaf alone (nonce, balance, and storage
+ * and code by the hash of their content), so an account whose leaf is unchanged is not read or
+ * formatted again. Entries are updated in place, so a periodic dump of a large state allocates for
+ * what changed, not for every account (which kept the collector busy while the node answered).
  */
-const rendered = new WeakMap<DumpSource, Map<string, RenderedAccount>>();
+class RenderedAccounts {
+  readonly byKey = new Map<string, RenderedAccount>();
+  /** Every entry, sorted by address. */
+  ordered: RenderedAccount[] = [];
+  dumps = 0;
+  private turn: Promise<unknown> = Promise.resolve();
+
+  /** Run `fn` once the dumps before it that use these entries are done (they update them in place). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(fn, fn);
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+}
+
+const rendered = new WeakMap<DumpSource, RenderedAccounts>();
 
 /** How a dump reads the accounts: their trie's leaves, an account's storage and code. */
 interface AccountReader {
-  leaves(pacer: Writer): Promise<Array<[string, string]>>;
+  /** Call `fn` with each leaf of the account trie (hashed key and RLP account, both hex), in turn. */
+  eachLeaf(pacer: Writer, fn: (hashedKey: string, rlpHex: string) => Promise<void>): Promise<void>;
   storage(address: Address, account: Account): Promise<Record<string, string>>;
   code(address: Address, account: Account): Promise<Uint8Array>;
 }
@@ -142,7 +165,7 @@ interface AccountReader {
 /** The live state, read under the node's lock. */
 function liveReader(node: DumpSource, sm: MerkleStateManager): AccountReader {
   return {
-    leaves: (pacer) => accountLeaves(node.stateTrie, pacer),
+    eachLeaf: (pacer, fn) => eachAccountLeaf(node.stateTrie, pacer, fn),
     storage: (address) => sm.dumpStorage(address),
     code: (address) => sm.getCode(address),
   };
@@ -151,7 +174,7 @@ function liveReader(node: DumpSource, sm: MerkleStateManager): AccountReader {
 /** The state at a fixed root, read without the lock. */
 function frozenReader(state: FrozenState): AccountReader {
   return {
-    leaves: (pacer) => accountLeaves(state.accounts, pacer),
+    eachLeaf: (pacer, fn) => eachAccountLeaf(state.accounts, pacer, fn),
     storage: (_address, account) => state.storage(account.storageRoot),
     code: (_address, account) => state.code(account.codeHash),
   };
@@ -197,48 +220,54 @@ function fixedParts(node: DumpSource, generator: string, stateRoot: Uint8Array):
   return { stateRoot, head, blocks, ext };
 }
 
-/** The document's text, its accounts read through `reader`. */
-async function documentChunks(node: DumpSource, fixed: FixedParts, reader: AccountReader, previous?: Map<string, RenderedAccount>, seen?: Map<string, RenderedAccount>): Promise<string[]> {
+/**
+ * The document's text, its accounts read through `reader`; with `cache`, accounts whose leaf is
+ * unchanged since an earlier dump keep their text.
+ */
+async function documentChunks(node: DumpSource, fixed: FixedParts, reader: AccountReader, cache = new RenderedAccounts()): Promise<string[]> {
   const out = new Writer();
   const { head, blocks, ext } = fixed;
   out.push(`{"block":${JSON.stringify(blockEnv(head.block.header))},"accounts":{`);
 
-  // Accounts, sorted by address (as anvil writes them).
-  const entries: Array<[string, string]> = [];
-  for (const [hashedKey, rlpHex] of await reader.leaves(out)) {
-    await out.maybeYield();
-    const before = previous?.get(hashedKey);
-    if (before !== undefined && before.rlpHex === rlpHex) {
-      entries.push([before.address, before.text]);
-      seen?.set(hashedKey, before);
-      continue;
+  const dump = ++cache.dumps;
+  // New accounts join the entries once the walk is through, so a walk that fails leaves them whole.
+  const added: Array<[string, RenderedAccount]> = [];
+  let found = 0;
+  await reader.eachLeaf(out, async (hashedKey, rlpHex) => {
+    found++;
+    const known = cache.byKey.get(hashedKey);
+    if (known !== undefined && known.rlpHex === rlpHex) {
+      known.seen = dump;
+      return;
     }
     const key = node.preimages.get(hashedKey);
     if (!key || key.length !== 20) throw new ChainError(`cannot dump the state: no address is known for account key ${hashedKey}`);
     const address = new Address(key);
-    const account = createAccountFromRLP(hexToBytes(rlpHex as `0x${string}`));
-    let storage = '';
-    if (!equalsBytes(account.storageRoot, KECCAK256_RLP)) {
-      const slots: Array<[string, string]> = [];
-      for (const [hashedSlot, valueHex] of Object.entries(await reader.storage(address, account))) {
-        const slot = node.preimages.get(hashedSlot);
-        if (!slot || slot.length !== 32) throw new ChainError(`cannot dump the state: no slot is known for storage key ${hashedSlot} of ${address}`);
-        const value = RLP.decode(hexToBytes(valueHex as `0x${string}`)) as Uint8Array;
-        slots.push([bytesToHex(slot), bytesToHex(setLengthLeft(value, 32))]);
-      }
-      slots.sort((a, b) => (a[0] < b[0] ? -1 : 1));
-      storage = slots.map(([k, v]) => `"${k}":"${v}"`).join(',');
+    const text = await accountText(node, reader, address, createAccountFromRLP(hexToBytes(rlpHex as `0x${string}`)));
+    if (known !== undefined) {
+      known.rlpHex = rlpHex;
+      known.text = text;
+      known.seen = dump;
+    } else {
+      added.push([hashedKey, { rlpHex, address: address.toString(), text, seen: dump }]);
     }
-    const code = account.isContract() ? bytesToHex(await reader.code(address, account)) : '0x';
-    const addr = address.toString();
-    const text = `"${addr}":{"nonce":${account.nonce},"balance":"${q(account.balance)}","code":"${code}","storage":{${storage}}}`;
-    entries.push([addr, text]);
-    seen?.set(hashedKey, { rlpHex, address: addr, text });
+  });
+  // Accounts sorted by address (as anvil writes them): the last dump's order, less the accounts
+  // gone since, merged with the new ones.
+  let ordered = cache.ordered;
+  if (added.length > 0 || found !== ordered.length) {
+    if (found !== ordered.length + added.length) {
+      ordered = ordered.filter((a) => a.seen === dump);
+      for (const [k, a] of cache.byKey) if (a.seen !== dump) cache.byKey.delete(k);
+    }
+    for (const [k, a] of added) cache.byKey.set(k, a);
+    ordered = mergeByAddress(ordered, added.map(([, a]) => a).sort(byAddress));
+    cache.ordered = ordered;
   }
-  entries.sort((a, b) => (a[0] < b[0] ? -1 : 1));
-  for (let i = 0; i < entries.length; i++) {
+  for (let i = 0; i < ordered.length; i++) {
     if (i % 256 === 0) await out.maybeYield();
-    out.push(i === 0 ? entries[i][1] : ',' + entries[i][1]);
+    if (i > 0) out.push(',');
+    out.push(ordered[i].text);
   }
   out.push(`},"best_block_number":${u64(head.number)},"blocks":[`);
 
@@ -267,15 +296,49 @@ export async function encodeStateBlob(text: string): Promise<string> {
   return '0x' + (await promisify(gzip)(text)).toString('hex');
 }
 
-/** Every leaf of the account trie (hashed key, RLP account), walked with pauses for other requests. */
-async function accountLeaves(trie: MerklePatriciaTrie, pacer: Writer): Promise<Array<[string, string]>> {
-  const out: Array<[string, string]> = [];
+/** An account's text in the document: `"<address>":{nonce, balance, code, storage}`. */
+async function accountText(node: DumpSource, reader: AccountReader, address: Address, account: Account): Promise<string> {
+  let storage = '';
+  if (!equalsBytes(account.storageRoot, KECCAK256_RLP)) {
+    const slots: Array<[string, string]> = [];
+    for (const [hashedSlot, valueHex] of Object.entries(await reader.storage(address, account))) {
+      const slot = node.preimages.get(hashedSlot);
+      if (!slot || slot.length !== 32) throw new ChainError(`cannot dump the state: no slot is known for storage key ${hashedSlot} of ${address}`);
+      const value = RLP.decode(hexToBytes(valueHex as `0x${string}`)) as Uint8Array;
+      slots.push([bytesToHex(slot), bytesToHex(setLengthLeft(value, 32))]);
+    }
+    slots.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    storage = slots.map(([k, v]) => `"${k}":"${v}"`).join(',');
+  }
+  const code = account.isContract() ? bytesToHex(await reader.code(address, account)) : '0x';
+  return `"${address.toString()}":{"nonce":${account.nonce},"balance":"${q(account.balance)}","code":"${code}","storage":{${storage}}}`;
+}
+
+const byAddress = (a: RenderedAccount, b: RenderedAccount): number => (a.address < b.address ? -1 : 1);
+
+/** Two lists sorted by address, merged into one. */
+function mergeByAddress(a: RenderedAccount[], b: RenderedAccount[]): RenderedAccount[] {
+  if (b.length === 0) return a;
+  const out: RenderedAccount[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(a[i].address < b[j].address ? a[i++] : b[j++]);
+  while (i < a.length) out.push(a[i++]);
+  while (j < b.length) out.push(b[j++]);
+  return out;
+}
+
+/**
+ * Call `fn` with every leaf of the account trie (hashed key, RLP account), one at a time, with
+ * pauses for other requests: nothing is collected, so a large state's walk leaves little to collect.
+ */
+async function eachAccountLeaf(trie: MerklePatriciaTrie, pacer: Writer, fn: (hashedKey: string, rlpHex: string) => Promise<void>): Promise<void> {
+  let n = 0;
   await trie.walkAllValueNodes(async (node, key) => {
     if (!(node instanceof LeafMPTNode)) return;
-    out.push([bytesToHex(nibblesToBytes(Uint8Array.from([...key, ...node.key()]))), bytesToHex(node.value()!)]);
-    if (out.length % 64 === 0) await pacer.maybeYield();
+    await fn(bytesToHex(nibblesToBytes(Uint8Array.from([...key, ...node.key()]))), bytesToHex(node.value()!));
+    if (++n % 64 === 0) await pacer.maybeYield();
   });
-  return out;
 }
 
 /** anvil's block environment of the head block (its `block` field). */
