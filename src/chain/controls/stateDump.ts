@@ -17,16 +17,13 @@
  */
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import { LeafMPTNode, nibblesToBytes, type MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
+import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import type { BlockHeader } from '@ethereumjs/block';
-import type { Account } from '@ethereumjs/util';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, KECCAK256_RLP, bytesToHex, createAccountFromRLP, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
-import { ChainError } from '../core/errors.js';
+import { bytesToHex, type Address } from '@ethereumjs/util';
 import { keccak256 } from '../core/keccak.js';
 import { dumpPool } from '../pool/poolFile.js';
-import { frozenState, type FrozenState } from '../engine/frozenState.js';
+import { eachLeaf, frozenState, type FrozenState } from '../engine/frozenState.js';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { BlockStore } from '../head/store.js';
 import type { TxPool } from '../pool/txpool.js';
@@ -45,53 +42,14 @@ export interface DumpSource {
 }
 import type { MinedTx, StoredBlock } from '../core/types.js';
 import { NODE_RPC_FORMAT, exitOf, type NodeRpcExtension } from './stateJson.js';
+import { RenderedAccounts, Writer, writeAccounts, type AccountReader } from './stateAccounts.js';
+
+/** Each node's rendered accounts, kept between its dumps. */
+const rendered = new WeakMap<DumpSource, RenderedAccounts>();
 
 const q = (n: bigint | number): string => '0x' + n.toString(16);
 /** A u64 field anvil reads as a JSON number; beyond 2^53 as hex (anvil's older format accepts it). */
 const u64 = (n: bigint): number | string => (n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : q(n));
-
-/**
- * Milliseconds of work between two yields to the event loop. A request that arrives meanwhile waits
- * for the rest of the slice (and a collection the slice set off), so the slice is short.
- */
-const SLICE_MS = 2;
-
-/** Text pieces joined into chunks of about this many characters as they come. */
-const CHUNK = 1 << 18;
-
-/**
- * The document's text as it is built: pieces are joined into chunks of about `CHUNK` characters,
- * and the event loop is let in once `SLICE_MS` have passed since it last was.
- */
-class Writer {
-  readonly chunks: string[] = [];
-  private pending: string[] = [];
-  private size = 0;
-  private last = performance.now();
-
-  push(text: string): void {
-    this.pending.push(text);
-    this.size += text.length;
-    if (this.size >= CHUNK) this.cut();
-  }
-
-  async maybeYield(): Promise<void> {
-    if (performance.now() - this.last < SLICE_MS) return;
-    await new Promise((r) => setImmediate(r));
-    this.last = performance.now();
-  }
-
-  finish(): string[] {
-    this.cut();
-    return this.chunks;
-  }
-
-  private cut(): void {
-    if (this.pending.length > 0) this.chunks.push(this.pending.join(''));
-    this.pending = [];
-    this.size = 0;
-  }
-}
 
 /** The node's state and history as the text of a state document (anvil's format). */
 export async function dumpStateText(node: DumpSource, generator: string): Promise<string> {
@@ -121,51 +79,10 @@ export async function dumpStateChunks(node: DumpSource, generator: string): Prom
   return node.withLiveState(async (sm) => documentChunks(node, fixedParts(node, generator, await sm.getStateRoot()), liveReader(node, sm)));
 }
 
-/** An account's text in the document, and the trie leaf (hex RLP) it was made from. */
-interface RenderedAccount {
-  rlpHex: string;
-  readonly address: string;
-  text: string;
-  /** The last dump that found the account. */
-  seen: number;
-}
-
-/**
- * The accounts' text of a node's dumps made at a fixed root, by hashed key, and in the document's
- * order (by address). An account's text follows from its leaf alone (nonce, balance, and storage
- * and code by the hash of their content), so an account whose leaf is unchanged is not read or
- * formatted again. Entries are updated in place, so a periodic dump of a large state allocates for
- * what changed, not for every account (which kept the collector busy while the node answered).
- */
-class RenderedAccounts {
-  readonly byKey = new Map<string, RenderedAccount>();
-  /** Every entry, sorted by address. */
-  ordered: RenderedAccount[] = [];
-  dumps = 0;
-  private turn: Promise<unknown> = Promise.resolve();
-
-  /** Run `fn` once the dumps before it that use these entries are done (they update them in place). */
-  exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.turn.then(fn, fn);
-    this.turn = run.catch(() => undefined);
-    return run;
-  }
-}
-
-const rendered = new WeakMap<DumpSource, RenderedAccounts>();
-
-/** How a dump reads the accounts: their trie's leaves, an account's storage and code. */
-interface AccountReader {
-  /** Call `fn` with each leaf of the account trie (hashed key and RLP account, both hex), in turn. */
-  eachLeaf(pacer: Writer, fn: (hashedKey: string, rlpHex: string) => Promise<void>): Promise<void>;
-  storage(address: Address, account: Account): Promise<Record<string, string>>;
-  code(address: Address, account: Account): Promise<Uint8Array>;
-}
-
 /** The live state, read under the node's lock. */
 function liveReader(node: DumpSource, sm: MerkleStateManager): AccountReader {
   return {
-    eachLeaf: (pacer, fn) => eachAccountLeaf(node.stateTrie, pacer, fn),
+    eachLeaf: (pacer, fn) => eachLeaf(node.stateTrie, node.stateTrie.root(), fn, () => pacer.maybeYield()),
     storage: (address) => sm.dumpStorage(address),
     code: (address) => sm.getCode(address),
   };
@@ -174,8 +91,9 @@ function liveReader(node: DumpSource, sm: MerkleStateManager): AccountReader {
 /** The state at a fixed root, read without the lock. */
 function frozenReader(state: FrozenState): AccountReader {
   return {
-    eachLeaf: (pacer, fn) => eachAccountLeaf(state.accounts, pacer, fn),
-    storage: (_address, account) => state.storage(account.storageRoot),
+    eachLeaf: (pacer, fn) => state.eachAccount(fn, () => pacer.maybeYield()),
+    changedSince: (before, pacer, fn, gone) => state.changedAccounts(before, fn, gone, () => pacer.maybeYield()),
+    storage: (_address, account, pacer) => state.storage(account.storageRoot, () => pacer.maybeYield()),
     code: (_address, account) => state.code(account.codeHash),
   };
 }
@@ -229,46 +147,7 @@ async function documentChunks(node: DumpSource, fixed: FixedParts, reader: Accou
   const { head, blocks, ext } = fixed;
   out.push(`{"block":${JSON.stringify(blockEnv(head.block.header))},"accounts":{`);
 
-  const dump = ++cache.dumps;
-  // New accounts join the entries once the walk is through, so a walk that fails leaves them whole.
-  const added: Array<[string, RenderedAccount]> = [];
-  let found = 0;
-  await reader.eachLeaf(out, async (hashedKey, rlpHex) => {
-    found++;
-    const known = cache.byKey.get(hashedKey);
-    if (known !== undefined && known.rlpHex === rlpHex) {
-      known.seen = dump;
-      return;
-    }
-    const key = node.preimages.get(hashedKey);
-    if (!key || key.length !== 20) throw new ChainError(`cannot dump the state: no address is known for account key ${hashedKey}`);
-    const address = new Address(key);
-    const text = await accountText(node, reader, address, createAccountFromRLP(hexToBytes(rlpHex as `0x${string}`)));
-    if (known !== undefined) {
-      known.rlpHex = rlpHex;
-      known.text = text;
-      known.seen = dump;
-    } else {
-      added.push([hashedKey, { rlpHex, address: address.toString(), text, seen: dump }]);
-    }
-  });
-  // Accounts sorted by address (as anvil writes them): the last dump's order, less the accounts
-  // gone since, merged with the new ones.
-  let ordered = cache.ordered;
-  if (added.length > 0 || found !== ordered.length) {
-    if (found !== ordered.length + added.length) {
-      ordered = ordered.filter((a) => a.seen === dump);
-      for (const [k, a] of cache.byKey) if (a.seen !== dump) cache.byKey.delete(k);
-    }
-    for (const [k, a] of added) cache.byKey.set(k, a);
-    ordered = mergeByAddress(ordered, added.map(([, a]) => a).sort(byAddress));
-    cache.ordered = ordered;
-  }
-  for (let i = 0; i < ordered.length; i++) {
-    if (i % 256 === 0) await out.maybeYield();
-    if (i > 0) out.push(',');
-    out.push(ordered[i].text);
-  }
+  await writeAccounts(node, reader, out, cache, fixed.stateRoot);
   out.push(`},"best_block_number":${u64(head.number)},"blocks":[`);
 
   for (let i = 0; i < blocks.length; i++) {
@@ -294,51 +173,6 @@ async function documentChunks(node: DumpSource, fixed: FixedParts, reader: Accou
 /** anvil_dumpState's answer: the document gzip-compressed, as 0x-hex (compressed off the main thread). */
 export async function encodeStateBlob(text: string): Promise<string> {
   return '0x' + (await promisify(gzip)(text)).toString('hex');
-}
-
-/** An account's text in the document: `"<address>":{nonce, balance, code, storage}`. */
-async function accountText(node: DumpSource, reader: AccountReader, address: Address, account: Account): Promise<string> {
-  let storage = '';
-  if (!equalsBytes(account.storageRoot, KECCAK256_RLP)) {
-    const slots: Array<[string, string]> = [];
-    for (const [hashedSlot, valueHex] of Object.entries(await reader.storage(address, account))) {
-      const slot = node.preimages.get(hashedSlot);
-      if (!slot || slot.length !== 32) throw new ChainError(`cannot dump the state: no slot is known for storage key ${hashedSlot} of ${address}`);
-      const value = RLP.decode(hexToBytes(valueHex as `0x${string}`)) as Uint8Array;
-      slots.push([bytesToHex(slot), bytesToHex(setLengthLeft(value, 32))]);
-    }
-    slots.sort((a, b) => (a[0] < b[0] ? -1 : 1));
-    storage = slots.map(([k, v]) => `"${k}":"${v}"`).join(',');
-  }
-  const code = account.isContract() ? bytesToHex(await reader.code(address, account)) : '0x';
-  return `"${address.toString()}":{"nonce":${account.nonce},"balance":"${q(account.balance)}","code":"${code}","storage":{${storage}}}`;
-}
-
-const byAddress = (a: RenderedAccount, b: RenderedAccount): number => (a.address < b.address ? -1 : 1);
-
-/** Two lists sorted by address, merged into one. */
-function mergeByAddress(a: RenderedAccount[], b: RenderedAccount[]): RenderedAccount[] {
-  if (b.length === 0) return a;
-  const out: RenderedAccount[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) out.push(a[i].address < b[j].address ? a[i++] : b[j++]);
-  while (i < a.length) out.push(a[i++]);
-  while (j < b.length) out.push(b[j++]);
-  return out;
-}
-
-/**
- * Call `fn` with every leaf of the account trie (hashed key, RLP account), one at a time, with
- * pauses for other requests: nothing is collected, so a large state's walk leaves little to collect.
- */
-async function eachAccountLeaf(trie: MerklePatriciaTrie, pacer: Writer, fn: (hashedKey: string, rlpHex: string) => Promise<void>): Promise<void> {
-  let n = 0;
-  await trie.walkAllValueNodes(async (node, key) => {
-    if (!(node instanceof LeafMPTNode)) return;
-    await fn(bytesToHex(nibblesToBytes(Uint8Array.from([...key, ...node.key()]))), bytesToHex(node.value()!));
-    if (++n % 64 === 0) await pacer.maybeYield();
-  });
 }
 
 /** anvil's block environment of the head block (its `block` field). */
