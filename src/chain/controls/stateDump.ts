@@ -47,6 +47,15 @@ import { RenderedAccounts, Writer, writeAccounts, type AccountReader } from './s
 /** Each node's rendered accounts, kept between its dumps. */
 const rendered = new WeakMap<DumpSource, RenderedAccounts>();
 
+/** A block's text in the document, and its transactions' (info and receipt), joined. */
+interface BlockTexts {
+  block: string;
+  txs: string;
+}
+
+/** Blocks' texts kept between the writes of nodes that write their state repeatedly. */
+const keptTexts = new WeakMap<StoredBlock, BlockTexts>();
+
 const q = (n: bigint | number): string => '0x' + n.toString(16);
 /** A u64 field anvil reads as a JSON number; beyond 2^53 as hex (anvil's older format accepts it). */
 const u64 = (n: bigint): number | string => (n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : q(n));
@@ -56,8 +65,13 @@ export async function dumpStateText(node: DumpSource, generator: string): Promis
   return (await dumpStateChunks(node, generator)).join('');
 }
 
-/** The text of a state document in chunks (written to a file one after another). */
-export async function dumpStateChunks(node: DumpSource, generator: string): Promise<string[]> {
+/**
+ * The text of a state document in chunks (written to a file one after another). `repeated`: the
+ * node writes its state again and again (--state-interval), so each block's text is kept for the
+ * next write (a block never changes once mined) at the cost of the memory it takes.
+ */
+export async function dumpStateChunks(node: DumpSource, generator: string, repeated = false): Promise<string[]> {
+  const texts = repeated ? keptTexts : undefined;
   // The node's lock is held only to fix what is dumped (the state root, the blocks, the pool): the
   // accounts are read at that root and the text is built after it is released, so requests that
   // take the lock (calls, sends) do not wait for the whole dump. Should the state at that root go
@@ -71,12 +85,12 @@ export async function dumpStateChunks(node: DumpSource, generator: string): Prom
       let cache = rendered.get(node);
       if (cache === undefined) rendered.set(node, (cache = new RenderedAccounts()));
       const entries = cache;
-      return await entries.exclusive(() => documentChunks(node, fixed, frozenReader(fixed.state), entries));
+      return await entries.exclusive(() => documentChunks(node, fixed, frozenReader(fixed.state), texts, entries));
     } catch {
       // The state at the fixed root is no longer complete in the store: dumped under the lock below.
     }
   }
-  return node.withLiveState(async (sm) => documentChunks(node, fixedParts(node, generator, await sm.getStateRoot()), liveReader(node, sm)));
+  return node.withLiveState(async (sm) => documentChunks(node, fixedParts(node, generator, await sm.getStateRoot()), liveReader(node, sm), texts));
 }
 
 /** The live state, read under the node's lock. */
@@ -142,7 +156,7 @@ function fixedParts(node: DumpSource, generator: string, stateRoot: Uint8Array):
  * The document's text, its accounts read through `reader`; with `cache`, accounts whose leaf is
  * unchanged since an earlier dump keep their text.
  */
-async function documentChunks(node: DumpSource, fixed: FixedParts, reader: AccountReader, cache = new RenderedAccounts()): Promise<string[]> {
+async function documentChunks(node: DumpSource, fixed: FixedParts, reader: AccountReader, texts?: WeakMap<StoredBlock, BlockTexts>, cache = new RenderedAccounts()): Promise<string[]> {
   const out = new Writer();
   const { head, blocks, ext } = fixed;
   out.push(`{"block":${JSON.stringify(blockEnv(head.block.header))},"accounts":{`);
@@ -150,21 +164,31 @@ async function documentChunks(node: DumpSource, fixed: FixedParts, reader: Accou
   await writeAccounts(node, reader, out, cache, fixed.stateRoot);
   out.push(`},"best_block_number":${u64(head.number)},"blocks":[`);
 
+  const textsOf = (b: StoredBlock): BlockTexts => {
+    let t = texts?.get(b);
+    if (t === undefined) {
+      t = { block: blockJson(b), txs: b.txs.map((tx) => minedTxJson(tx, b)).join(',') };
+      texts?.set(b, t);
+    }
+    return t;
+  };
   for (let i = 0; i < blocks.length; i++) {
-    await out.maybeYield();
+    if (i % 64 === 0) await out.maybeYield();
     const b = blocks[i];
     if (b.preStateRoot) ext.preStateRoots[q(b.number)] = bytesToHex(b.preStateRoot);
-    out.push((i === 0 ? '' : ',') + blockJson(b));
+    if (i > 0) out.push(',');
+    out.push(textsOf(b).block);
   }
   out.push('],"transactions":[');
   let first = true;
-  for (const b of blocks) {
-    await out.maybeYield();
-    for (const t of b.txs) {
-      if (t.receipt.error !== undefined) ext.errors[t.hashHex] = t.receipt.error;
-      out.push((first ? '' : ',') + minedTxJson(t, b));
-      first = false;
-    }
+  for (let i = 0; i < blocks.length; i++) {
+    if (i % 64 === 0) await out.maybeYield();
+    const b = blocks[i];
+    if (b.txs.length === 0) continue;
+    for (const t of b.txs) if (t.receipt.error !== undefined) ext.errors[t.hashHex] = t.receipt.error;
+    if (!first) out.push(',');
+    out.push(textsOf(b).txs);
+    first = false;
   }
   out.push(`],"historical_states":null,"nodeRpc":${JSON.stringify(ext)}}`);
   return out.finish();

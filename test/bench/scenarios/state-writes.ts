@@ -47,7 +47,7 @@ interface Probe {
 
 /**
  * For `ms`, eth_blockNumber one at a time (every tenth request an eth_call of an account's code,
- * its answer checked), each round trip timed; after each, the file's identity (inode, size, mtime)
+ * its answer checked, and every hundredth an anvil_setBalance of an account), each round trip timed; after each, the file's identity (inode, size, mtime)
  * is read, and a change more than 300 ms after the last one counts as a write.
  */
 async function probe(rpc: RpcClient, ms: number, accounts: number, file?: string): Promise<Probe> {
@@ -60,7 +60,11 @@ async function probe(rpc: RpcClient, ms: number, accounts: number, file?: string
   const t0 = performance.now();
   for (let n = 0; performance.now() - t0 < ms; n++) {
     const t = performance.now();
-    if (n % 10 === 9) {
+    if (n % 100 === 49) {
+      // The state changes as it would under a suite: each write has accounts to read and format anew.
+      const i = (n * 31) % accounts;
+      await rpc.call('anvil_setBalance', [address(i), hex(10n ** 18n + BigInt(n))]);
+    } else if (n % 10 === 9) {
       const i = (n * 7919) % accounts;
       const got = await rpc.call<string>('eth_call', [{ to: address(i), data: '0x' }, 'latest']);
       if (got !== slotValue(i, 0)) throw new Error(`eth_call of account ${i} answered ${got}`);
@@ -88,7 +92,7 @@ const withArgs = (spec: NodeSpec, extra: string[]): NodeSpec => ({ ...spec, args
 
 const scenario: Scenario = {
   name: 'state-writes',
-  description: '~6.8 MB of state, --dump-state --state-interval 1: eth_blockNumber (and eth_call) latency while the periodic writes run, beside writes off',
+  description: '~6.8 MB of state, --dump-state --state-interval 1: eth_blockNumber (and eth_call, anvil_setBalance) latency while the periodic writes run, beside writes off',
   async run(node) {
     if (!node.spec) throw new SkipScenario('needs nodes started by the bench');
     const quick = node.options.quick;
