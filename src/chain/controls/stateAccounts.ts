@@ -175,7 +175,6 @@ export async function writeAccounts(node: KeySource, reader: AccountReader, out:
     if (i > 0) out.push(',');
     out.push(ordered[i].text);
   }
-
 }
 
 /** An account's text in the document: `"<address>":{nonce, balance, code, storage}`. */

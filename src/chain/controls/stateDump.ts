@@ -82,9 +82,8 @@ export async function dumpStateChunks(node: DumpSource, generator: string, repea
       return { ...fixedParts(node, generator, stateRoot), state: frozenState(sm, node.stateTrie, stateRoot) };
     });
     try {
-      let cache = rendered.get(node);
-      if (cache === undefined) rendered.set(node, (cache = new RenderedAccounts()));
-      const entries = cache;
+      const entries = rendered.get(node) ?? new RenderedAccounts();
+      rendered.set(node, entries);
       return await entries.exclusive(() => documentChunks(node, fixed, frozenReader(fixed.state), texts, entries));
     } catch {
       // The state at the fixed root is no longer complete in the store: dumped under the lock below.
