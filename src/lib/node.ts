@@ -92,6 +92,7 @@ export async function openNode(options: NodeOptions, extras: OpenExtras = {}): P
   const provider = new Provider(booted.dispatcher, () => node.config.chainId);
   // Dumps never overlap: a periodic one in progress is awaited by the next and by close.
   let dumping: Promise<void> = Promise.resolve();
+  // Written again and again: the dumps keep what they rendered for the next one.
   const repeated = dumpPath !== undefined && o.stateInterval !== undefined;
   const dump = (path: string): Promise<void> => (dumping = dumping.then(async () => writeStateFile(path, await dumpStateChunks(node, `node-rpc/${VERSION}`, repeated))));
   let periodic: NodeJS.Timeout | undefined;

@@ -104,6 +104,7 @@ async function walk(trie: MerklePatriciaTrie, ref: Ref, path: number[], fn: OnPa
 async function diff(trie: MerklePatriciaTrie, now: Ref | null, before: Ref | null, path: number[], fn: OnLeaf, gone: (keyHex: string) => void, pace: Pace): Promise<void> {
   if (now !== null && before !== null && sameRef(now, before)) return;
   const report: OnPath = (p, v) => fn(keyHex(p), bytesToHex(v));
+  // A side that is empty here: all of the other one is added, or gone.
   if (before === null) {
     if (now !== null) await walk(trie, now, path, report, pace);
     return;

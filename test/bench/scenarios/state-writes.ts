@@ -47,8 +47,9 @@ interface Probe {
 
 /**
  * For `ms`, eth_blockNumber one at a time (every tenth request an eth_call of an account's code,
- * its answer checked, and every hundredth an anvil_setBalance of an account), each round trip timed; after each, the file's identity (inode, size, mtime)
- * is read, and a change more than 300 ms after the last one counts as a write.
+ * its answer checked, and every hundredth an anvil_setBalance of an account), each round trip
+ * timed; after each, the file's identity (inode, size, mtime) is read, and a change more than
+ * 300 ms after the last one counts as a write.
  */
 async function probe(rpc: RpcClient, ms: number, accounts: number, file?: string): Promise<Probe> {
   const blockNumber = rpc.encode('eth_blockNumber');

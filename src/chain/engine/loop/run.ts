@@ -37,14 +37,17 @@ const fail = (message: string): never => {
   throw new EVMError(message as never);
 };
 
-/** Where a hash is copied to be read as a word: a DataView costs more to make than the copy. */
-const digestBytes = new Uint8Array(32);
-const digestView = new DataView(digestBytes.buffer);
+/**
+ * 32 bytes read as a word where they are not memory: a hash, or a calldata word that runs past the
+ * end (zero-padded). Copying them here costs less than making a DataView of their own.
+ */
+const wordBytes = new Uint8Array(32);
+const wordView = new DataView(wordBytes.buffer);
 
 /** keccak256 of `bytes` as a stack word. */
 function keccakWord(bytes: Uint8Array): bigint {
-  digestBytes.set(keccak256(bytes));
-  return readWord(digestView, 0);
+  wordBytes.set(keccak256(bytes));
+  return readWord(wordView, 0);
 }
 
 function viewOf(bytes: Uint8Array): DataView {
@@ -97,9 +100,9 @@ function callDataWord(data: Uint8Array, view: DataView, pos: bigint): bigint {
   if (pos >= BigInt(data.length)) return ZERO;
   const i = Number(pos);
   if (i + 32 <= data.length) return readWord(view, i);
-  digestBytes.fill(0);
-  digestBytes.set(data.subarray(i));
-  return readWord(digestView, 0);
+  wordBytes.fill(0);
+  wordBytes.set(data.subarray(i));
+  return readWord(wordView, 0);
 }
 
 export async function fastRun(interp: Interp, code: Uint8Array, table: OpTable, startPc: number | undefined): Promise<RunResult> {
