@@ -198,6 +198,25 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export { sleep };
 
 /**
+ * Start a bare server: node with `args` and a free port as its last argument, which writes a line
+ * to stdout once it listens. Its URL and a kill switch.
+ */
+export async function startBare(args: string[]): Promise<{ url: string; kill: () => void }> {
+  const port = await freePort();
+  const bare = spawn(process.execPath, [...args, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      bare.stdout!.once('data', () => resolve());
+      bare.once('exit', (code) => reject(new Error(`the bare server exited (${code})`)));
+    });
+  } catch (err) {
+    bare.kill('SIGKILL');
+    throw err;
+  }
+  return { url: `http://127.0.0.1:${port}`, kill: () => bare.kill('SIGKILL') };
+}
+
+/**
  * Start a node on a free port and wait until it answers eth_chainId.
  * Boot time is measured from just before spawn() to the first successful answer
  * (polled every ~2 ms, so resolution is a few ms).

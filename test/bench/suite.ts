@@ -8,9 +8,13 @@
 // bench's HTTP client, or an in-process provider.
 
 import { ContractFactory, Interface } from 'ethers';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { chooseFees, devWallet, loadTokenArtifact, recipient, TOKEN_SUPPLY, type Receipt } from './chain.js';
-import { RpcClient, median, startNode, type BenchNode, type Metrics } from './harness.js';
+import { RpcClient, median, repoRoot, startBare, startNode, type BenchNode, type Metrics } from './harness.js';
 
 export interface Caller {
   call<T = unknown>(method: string, params?: unknown[]): Promise<T>;
@@ -117,17 +121,87 @@ export function suiteMetrics(run: SuiteRun, median: (xs: ArrayLike<number>) => n
 }
 
 /**
+ * A bare node:http server, no Ethereum, that answers each request with the next of `answers` (the
+ * results a node gave to the same client, in order, as JSON texts): it parses each body for its
+ * id and writes the envelope, and stays awake between requests by node-rpc's rule, as the awake
+ * server of `http-floor` does. What the workload costs on it is what it costs any Node server
+ * before the work: Node's HTTP and the client, cold as on a fresh node. An ES module's text.
+ */
+function replayServer(answersFile: string, awakeModule: string): string {
+  return `
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import { StayAwake } from ${JSON.stringify(awakeModule)};
+const awake = new StayAwake();
+const answers = JSON.parse(readFileSync(${JSON.stringify(answersFile)}, 'utf8'));
+let next = 0;
+http.createServer({ keepAliveTimeout: 5000, noDelay: true }, (req, res) => {
+  awake.started();
+  res.on('close', awake.ended);
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const { id } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const body = '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":' + answers[next++] + '}';
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+}).listen(Number(process.argv[1]), '127.0.0.1', () => process.stdout.write('up\\n'));
+`;
+}
+
+/** A caller that passes calls on to `rpc` and keeps each result's JSON text, in order. */
+function recording(rpc: Caller): { caller: Caller; answers: string[] } {
+  const answers: string[] = [];
+  return {
+    answers,
+    caller: {
+      async call<T>(method: string, params: unknown[] = []): Promise<T> {
+        const out = await rpc.call<T>(method, params);
+        answers.push(JSON.stringify(out ?? null));
+        return out;
+      },
+    },
+  };
+}
+
+/** The workload against a fresh replay server (replayServer) of `answers`. */
+async function overReplay(answers: string[], chainId: number, tests: number): Promise<SuiteRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'node-rpc-replay-'));
+  const file = join(dir, 'answers.json');
+  writeFileSync(file, JSON.stringify(answers));
+  const awakeModule = pathToFileURL(join(repoRoot(), 'dist', 'src', 'server', 'awake.js')).href;
+  const bare = await startBare(['--input-type=module', '-e', replayServer(file, awakeModule)]);
+  const rpc = new RpcClient(bare.url);
+  try {
+    return await runSuite(rpc, chainId, tests);
+  } finally {
+    rpc.close();
+    bare.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
  * The workload over HTTP, on an instance started fresh for it (as a suite's own node would be);
  * a --target is used as it is. Then the same number of tests again on the same node, reported as
  * `per test p50, warm`: a node (and a machine) past its start, as a suite's later tests meet it.
+ * The warm run's answers are kept, and the workload is run once more against a bare Node server
+ * that replays them (replayServer), started fresh: `per test p50, Node replaying`, the floor of
+ * Node's HTTP and the client under the same requests, beside what the node itself takes (left out
+ * with `replay: false`).
  */
-export async function suiteOverHttp(node: BenchNode, tests: number): Promise<Metrics> {
+export async function suiteOverHttp(node: BenchNode, tests: number, opts: { replay?: boolean } = {}): Promise<Metrics> {
   const fresh = node.spec ? await startNode(node.spec) : undefined;
   const rpc = fresh ? new RpcClient(fresh.url) : node.rpc;
   try {
     const chainId = fresh?.chainId ?? node.chainId;
     const out = suiteMetrics(await runSuite(rpc, chainId, tests), median);
-    out['per test p50, warm'] = { value: median((await runSuite(rpc, chainId, tests)).perTest), unit: 'ms' };
+    const warm = recording(rpc);
+    out['per test p50, warm'] = { value: median((await runSuite(warm.caller, chainId, tests)).perTest), unit: 'ms' };
+    if (opts.replay !== false) {
+      out['per test p50, Node replaying'] = { value: median((await overReplay(warm.answers, chainId, tests)).perTest), unit: 'ms' };
+    }
     return out;
   } finally {
     if (fresh) {

@@ -6,11 +6,10 @@
 // which a bare server does not, so a second bare server does the same with the node's own rule:
 // against that one the gap is again only framing, parsing, dispatch and serialization.
 
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { RpcClient, freePort, median, percentile, repoRoot, sleep, type Scenario } from '../harness.js';
+import { RpcClient, median, percentile, repoRoot, sleep, startBare, type Scenario } from '../harness.js';
 
 /**
  * A bare node:http server that parses the body and answers eth_chainId's result. With `awakeModule`
@@ -30,22 +29,6 @@ http.createServer({ keepAliveTimeout: 5000, noDelay: true }, (req, res) => {
   });
 }).listen(Number(process.argv[1]), '127.0.0.1', () => process.stdout.write('up\\n'));
 `;
-
-/** Start a bare server (node with `args` and a free port); its URL and a kill switch. */
-async function startBare(args: string[]): Promise<{ url: string; kill: () => void }> {
-  const port = await freePort();
-  const bare = spawn(process.execPath, [...args, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      bare.stdout!.once('data', () => resolve());
-      bare.once('exit', (code) => reject(new Error(`the bare server exited (${code})`)));
-    });
-  } catch (err) {
-    bare.kill('SIGKILL');
-    throw err;
-  }
-  return { url: `http://127.0.0.1:${port}`, kill: () => bare.kill('SIGKILL') };
-}
 
 /** Sequential eth_chainId round trips: a warm-up, then `n` measured; their times in ms. */
 async function roundTrips(url: string, warm: number, n: number): Promise<Float64Array> {

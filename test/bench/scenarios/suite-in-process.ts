@@ -18,7 +18,7 @@ const scenario: Scenario = {
   description: "suite's tests through createNode's provider in this process (node-rpc) beside the same over HTTP (anvil); createNode's first and warm times",
   async run(node) {
     const tests = node.options.quick ? 50 : 200;
-    if (node.label !== 'node-rpc') return suiteOverHttp(node, tests);
+    if (node.label !== 'node-rpc') return suiteOverHttp(node, tests, { replay: false });
     let t = performance.now();
     const { createNode } = (await import(pathToFileURL(join(repoRoot(), 'dist', 'index.js')).href)) as { createNode: CreateNode };
     const importMs = performance.now() - t;
