@@ -236,6 +236,12 @@ test('RLP encoding: the bytes of the published encoder, for items and lists of e
   const list = (depth: number): Input => Array.from({ length: next() % 20 }, () => (depth > 0 && next() % 3 === 0 ? list(depth - 1) : pick()));
   const cases: Input[] = [...items, [], [[]], [new Uint8Array()], Array.from({ length: 17 }, (_, i) => (i % 3 ? bytes(32) : new Uint8Array()))];
   for (let i = 0; i < 400; i++) cases.push(list(3));
+  // Lists of bytes only, nested, as the engine encodes them (trie nodes, accounts, headers, receipts):
+  // encoded in one measured pass; one other item anywhere sends the whole list the old way.
+  const byteItems = items.filter((x): x is Uint8Array => x instanceof Uint8Array);
+  const byteList = (depth: number): Input => Array.from({ length: next() % 20 }, () => (depth > 0 && next() % 3 === 0 ? byteList(depth - 1) : byteItems[next() % byteItems.length]!));
+  for (let i = 0; i < 400; i++) cases.push(byteList(3));
+  for (let i = 0; i < 50; i++) cases.push([byteList(2), [byteList(1), pick()], byteList(2)]);
   // Lists whose payload is just under, at and over the one-byte and two-byte length headers.
   for (const n of [53, 54, 55, 254, 255, 256, 65534, 65535]) cases.push([bytes(n)], [new Uint8Array([1]), bytes(n)]);
   for (const input of cases) {
