@@ -2,9 +2,10 @@
  * The node's lock: each client's changes in arrival order, clients taking turns (a client's change
  * waits for at most one change of each other client), reads taking turns with changes (a read
  * waits for at most the change under way, a stream of reads never holds a change back for longer
- * than the reads already waiting), failures passed to their caller without stalling the rest; and
- * through the node, another client's eth_call answered while a WebSocket floods it with pipelined
- * sends.
+ * than the reads already waiting, a read goes before a change asked for after it), failures passed
+ * to their caller without stalling the rest; and through the node, reads pipelined before a change
+ * answered in the state before it, and another client's eth_call answered while a WebSocket floods
+ * it with pipelined sends.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -118,6 +119,22 @@ describe('Lock', () => {
     assert.ok(seen.indexOf('node') <= 1, `the node's own change ran at position ${seen.indexOf('node')}`);
   });
 
+  test('a read goes before a change asked for after it, also when the task that ends is a read', async () => {
+    const lock = new Lock();
+    const seen: string[] = [];
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const r0 = lock.read(async () => void (await gate, seen.push('r0')));
+    const r1 = lock.read(async () => void seen.push('r1'));
+    const c = lock.run(async () => void seen.push('c'));
+    const r2 = lock.read(async () => void seen.push('r2'));
+    await tick();
+    open();
+    await Promise.all([r0, r1, c, r2]);
+    // r1 was asked for before the change, r2 after it: the change goes between them.
+    assert.deepEqual(seen, ['r0', 'r1', 'c', 'r2']);
+  });
+
   test('a failing task rejects its caller and the next one runs', async () => {
     const lock = new Lock();
     await assert.rejects(lock.run(async () => Promise.reject(new Error('boom'))), /boom/);
@@ -138,6 +155,31 @@ describe('another client during a flood of pipelined sends', () => {
     node = await startTestNode();
   });
   after(() => node.close());
+
+  test('reads pipelined before a change are answered in the state before it', async () => {
+    // Sixteen balance reads, then anvil_setBalance of the same account, pipelined over one
+    // WebSocket (as Promise.all over a WebSocket provider sends them): the reads were asked for
+    // first, so they are answered in the state before the change.
+    const who = '0x' + '5b'.repeat(20);
+    const ws = new WebSocket(node.wsUrl);
+    await new Promise((r) => ws.once('open', r));
+    const answers = new Map<number, { result?: unknown; error?: unknown }>();
+    const all = new Promise<void>((resolve) =>
+      ws.on('message', (data: Buffer) => {
+        const msg = JSON.parse(data.toString('utf8')) as { id: number; result?: unknown; error?: unknown };
+        answers.set(msg.id, msg);
+        if (answers.size === 17) resolve();
+      }),
+    );
+    for (let id = 0; id < 16; id++) ws.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_getBalance', params: [who, 'latest'] }));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 16, method: 'anvil_setBalance', params: [who, '0x1234'] }));
+    await all;
+    ws.close();
+    assert.equal(answers.get(16)!.error, undefined, JSON.stringify(answers.get(16)));
+    const balances = Array.from({ length: 16 }, (_, id) => answers.get(id)!.result);
+    assert.deepEqual(balances, balances.map(() => '0x0'), `balances: ${balances.join(', ')}`);
+    assert.equal(await node.rpc('eth_getBalance', [who, 'latest']), '0x1234');
+  });
 
   test("an eth_call over HTTP is answered long before a WebSocket's backlog of 400 sends", async () => {
     const wallet = new Wallet(KEYS[1]);

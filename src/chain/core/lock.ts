@@ -11,13 +11,21 @@
  * of the line, so changes of clients that send one at a time still run in arrival order.
  *
  * Reads of the live state (`read`: a call or a state root at the head) take turns with changes:
- * when a change ends, every read waiting at that moment goes before the next change. So a read
- * waits for at most one change however many are queued, and a stream of reads never holds up a
- * change for longer than the reads that were already waiting. Queued tasks run back to back for at
- * most 2 ms, then the event loop takes a turn, so other connections' requests are read and queued
- * meanwhile (a burst of short reads is not spread over many turns of the loop).
+ * a read goes before every change asked for after it, and when a change ends, every read waiting
+ * at that moment goes before the next change. So a read never sees a change asked for after it
+ * (sixteen balance reads and then `anvil_setBalance`, pipelined together, all read the balance
+ * before it; over a WebSocket, the hardhat node and anvil answered some of them with the balance
+ * after it), a read waits for at most one change however many are queued, and a stream of reads
+ * never holds up a change for longer than the reads that were already waiting. Queued tasks run
+ * back to back for at most 2 ms, then the event loop takes a turn, so other connections' requests
+ * are read and queued meanwhile (a burst of short reads is not spread over many turns of the
+ * loop).
  */
-type Task = () => void;
+/** A queued read or change: `seq` orders it among all tasks asked for. */
+interface Task {
+  readonly seq: number;
+  run(): void;
+}
 
 /** Whoever requests a change: any object standing for one client (the rpc layer uses the connection). */
 export type Client = object;
@@ -63,6 +71,8 @@ export class Lock {
   /** The client whose change ran last, until the next task starts: it goes to the back of the line then, if it has more. */
   private turnOf: Client | undefined;
   private readonly reads: Task[] = [];
+  /** The next task's `seq`. */
+  private asked = 0;
   /** Reads that go before the next change (those waiting when the last change ended). */
   private readTurn = 0;
   /** When the event loop last had a turn between queued tasks. */
@@ -96,7 +106,7 @@ export class Lock {
   }
 
   private task<T>(fn: () => Promise<T>, resolve: (v: T) => void, reject: (e: unknown) => void, change: boolean): Task {
-    return () => {
+    const run = (): void => {
       let out: Promise<T>;
       try {
         out = fn();
@@ -105,6 +115,7 @@ export class Lock {
       }
       out.then(resolve, reject).finally(() => this.done(change));
     };
+    return { seq: this.asked++, run };
   }
 
   private wake(): void {
@@ -135,7 +146,10 @@ export class Lock {
     return this.line.length > 0 || this.reads.length > 0 || (this.turnOf !== undefined && this.changes.get(this.turnOf)!.length > 0);
   }
 
-  /** Start the next task: after a change, the reads then waiting; otherwise the next client's change in turn. */
+  /**
+   * Start the next task: after a change, the reads then waiting; otherwise the oldest read if it was
+   * asked for before the next client's change in turn, else that change.
+   */
   private next(afterChange: boolean): void {
     if (afterChange) {
       this.readTurn = this.reads.length;
@@ -151,13 +165,16 @@ export class Lock {
       task = this.reads.shift();
     } else {
       this.readTurn = 0;
-      task = this.nextChange() ?? this.reads.shift();
+      const read = this.reads[0];
+      const client = this.line[0];
+      const change = client === undefined ? undefined : this.changes.get(client)![0];
+      task = read !== undefined && (change === undefined || read.seq < change.seq) ? this.reads.shift() : this.nextChange();
     }
     if (task === undefined) {
       this.busy = false;
       return;
     }
-    task();
+    task.run();
   }
 
   /** The oldest change of the client at the front of the line (which leaves the line until its change ends). */
