@@ -3,9 +3,9 @@
  * waits for at most one change of each other client), reads taking turns with changes (a read
  * waits for at most the change under way, a stream of reads never holds a change back for longer
  * than the reads already waiting, a read goes before a change asked for after it), failures passed
- * to their caller without stalling the rest; and through the node, reads pipelined before a change
- * answered in the state before it, and another client's eth_call answered while a WebSocket floods
- * it with pipelined sends.
+ * to their caller without stalling the rest; and through the node, reads pipelined or batched
+ * before a change answered in the state before it, and another client's eth_call answered while a
+ * WebSocket floods it with pipelined sends.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -179,6 +179,31 @@ describe('another client during a flood of pipelined sends', () => {
     const balances = Array.from({ length: 16 }, (_, id) => answers.get(id)!.result);
     assert.deepEqual(balances, balances.map(() => '0x0'), `balances: ${balances.join(', ')}`);
     assert.equal(await node.rpc('eth_getBalance', [who, 'latest']), '0x1234');
+  });
+
+  test('a batch [read, change, read] answers the first read before the change and the second after it', async () => {
+    const who = '0x' + '5c'.repeat(20);
+    for (const value of ['0x2000', '0x2001']) {
+      const before = await node.rpc<string>('eth_getBalance', [who, 'latest']);
+      const res = await fetch(node.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify([
+          { jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [who, 'latest'] },
+          { jsonrpc: '2.0', id: 2, method: 'anvil_setBalance', params: [who, value] },
+          { jsonrpc: '2.0', id: 3, method: 'eth_getBalance', params: [who, 'latest'] },
+        ]),
+      });
+      const answers = (await res.json()) as { id: number; result?: unknown; error?: unknown }[];
+      assert.deepEqual(
+        answers.map((a) => [a.id, a.error === undefined ? a.result : a.error]),
+        [
+          [1, before],
+          [2, null],
+          [3, value],
+        ],
+      );
+    }
   });
 
   test("an eth_call over HTTP is answered long before a WebSocket's backlog of 400 sends", async () => {
