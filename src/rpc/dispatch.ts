@@ -72,7 +72,10 @@ export class Dispatcher {
     if (Array.isArray(body)) {
       if (body.length === 0) return errorText(null, new RpcError(ErrorCode.InvalidRequest, 'Invalid request: empty batch'));
       if (body.length > this.maxBatch) return batchTooLarge(body, this.maxBatch);
-      let parts = await Promise.all(body.map((entry) => this.one(entry, ctx)));
+      // One call after another, as geth and the hardhat node run a batch: a call sees what the
+      // calls before it in the batch did, also those that read without the node's lock.
+      let parts: Array<Body | undefined> = [];
+      for (const entry of body) parts.push(await this.one(entry, ctx));
       if (this.maxBatchResponseBytes !== undefined) parts = capBatch(parts, body, this.maxBatchResponseBytes);
       const answered = parts.filter((p): p is Body => p !== undefined);
       if (answered.length === 0) return undefined;

@@ -74,6 +74,31 @@ describe('JSON-RPC envelope', () => {
     assert.equal(r.json[3].error.code, -32600);
   });
 
+  test('a batch runs its calls in order: each sees what the calls before it did', async () => {
+    const start = BigInt(await n.rpc<string>('eth_blockNumber'));
+    const r = await n.post(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber' },
+        { jsonrpc: '2.0', id: 2, method: 'evm_snapshot' },
+        { jsonrpc: '2.0', id: 3, method: 'evm_mine' },
+        { jsonrpc: '2.0', id: 4, method: 'eth_blockNumber' },
+        { jsonrpc: '2.0', id: 5, method: 'eth_getBlockByNumber', params: ['latest', false] },
+        { jsonrpc: '2.0', id: 6, method: 'evm_revert', params: ['$snapshot'] },
+        { jsonrpc: '2.0', id: 7, method: 'eth_blockNumber' },
+      ]).replace('"$snapshot"', JSON.stringify(await n.rpc<string>('evm_snapshot'))),
+    );
+    const answers = r.json as { id: number; result: unknown }[];
+    assert.deepEqual(
+      answers.map((a) => a.id),
+      [1, 2, 3, 4, 5, 6, 7],
+    );
+    assert.equal(BigInt(answers[0]!.result as string), start);
+    assert.equal(BigInt(answers[3]!.result as string), start + 1n);
+    assert.equal(BigInt((answers[4]!.result as { number: string }).number), start + 1n);
+    assert.equal(answers[5]!.result, true);
+    assert.equal(BigInt(answers[6]!.result as string), start);
+  });
+
   test('an empty batch is one invalid-request error; a batch of notifications answers nothing', async () => {
     const empty = await n.post('[]');
     assert.equal(empty.json.error.code, -32600);
