@@ -37,6 +37,49 @@ const methodOf = (entry: unknown): string => {
   return typeof m === 'string' ? m : '';
 };
 
+/**
+ * Calls that only read: a batch runs these at once, since their order among themselves cannot
+ * change an answer. Any other call of a batch (a transaction, a test control, a method not listed)
+ * waits for the calls before it, and the calls after it wait for it, so each call sees what the
+ * calls before it did, as in geth and the hardhat node. A method missing here only runs alone.
+ */
+const BATCH_READS = new Set([
+  'eth_chainId',
+  'net_version',
+  'net_listening',
+  'web3_clientVersion',
+  'eth_accounts',
+  'eth_syncing',
+  'eth_blockNumber',
+  'eth_gasPrice',
+  'eth_maxPriorityFeePerGas',
+  'eth_blobBaseFee',
+  'eth_feeHistory',
+  'eth_getBalance',
+  'eth_getTransactionCount',
+  'eth_getCode',
+  'eth_getStorageAt',
+  'eth_getProof',
+  'eth_call',
+  'eth_estimateGas',
+  'eth_createAccessList',
+  'eth_getBlockByNumber',
+  'eth_getBlockByHash',
+  'eth_getBlockReceipts',
+  'eth_getBlockTransactionCountByNumber',
+  'eth_getBlockTransactionCountByHash',
+  'eth_getTransactionByHash',
+  'eth_getTransactionByBlockNumberAndIndex',
+  'eth_getTransactionByBlockHashAndIndex',
+  'eth_getTransactionReceipt',
+  'eth_getLogs',
+]);
+
+/** Whether a batch may run `entry` at once with the calls around it (see BATCH_READS). */
+export function onlyReads(entry: unknown): boolean {
+  return BATCH_READS.has(methodOf(entry));
+}
+
 /** What a parsed body calls, for the transport's `admit` (see CallContext). */
 export function methodsOf(body: unknown, parsed: boolean, maxBatch: number): readonly string[] {
   if (!parsed || (Array.isArray(body) && body.length > maxBatch)) return NO_METHODS;

@@ -6,7 +6,7 @@ import { ChainError, ExecutionError } from '../chain/core/errors.js';
 import { asClient } from '../chain/core/lock.js';
 import { RawJson } from '../format/hex.js';
 import { JsonParts } from '../format/stream.js';
-import { batchTooLarge, capBatch, DEFAULT_MAX_BATCH, errorText, methodsOf, refusedText, type Body, type Id } from './batch.js';
+import { batchTooLarge, capBatch, DEFAULT_MAX_BATCH, errorText, methodsOf, onlyReads, refusedText, type Body, type Id } from './batch.js';
 import { ErrorCode, RpcError } from './errors.js';
 import type { CallContext } from '../server/context.js';
 import type { MethodTable } from './registry.js';
@@ -72,10 +72,7 @@ export class Dispatcher {
     if (Array.isArray(body)) {
       if (body.length === 0) return errorText(null, new RpcError(ErrorCode.InvalidRequest, 'Invalid request: empty batch'));
       if (body.length > this.maxBatch) return batchTooLarge(body, this.maxBatch);
-      // One call after another, as geth and the hardhat node run a batch: a call sees what the
-      // calls before it in the batch did, also those that read without the node's lock.
-      let parts: Array<Body | undefined> = [];
-      for (const entry of body) parts.push(await this.one(entry, ctx));
+      let parts = await Promise.all(this.inOrder(body, ctx));
       if (this.maxBatchResponseBytes !== undefined) parts = capBatch(parts, body, this.maxBatchResponseBytes);
       const answered = parts.filter((p): p is Body => p !== undefined);
       if (answered.length === 0) return undefined;
@@ -129,6 +126,29 @@ export class Dispatcher {
     this.observe?.(name, failure, performance.now() - started);
     if (failure) throw failure;
     return result;
+  }
+
+  /**
+   * Start a batch's calls so that each sees what the calls before it did (geth and the hardhat
+   * node run a batch one call after another): calls that only read (onlyReads) start at once,
+   * together, and any other call starts once every call before it is answered, the calls after
+   * it once it is. Without this, `[eth_blockNumber, evm_mine, eth_blockNumber]` answered the same
+   * number twice: a read without the node's lock is answered before a queued change runs.
+   */
+  private inOrder(body: readonly unknown[], ctx: CallContext): Array<Promise<Body | undefined>> {
+    const started: Array<Promise<Body | undefined>> = [];
+    /** The last call that may change the chain, once answered; undefined before the first. */
+    let change: Promise<unknown> | undefined;
+    for (const entry of body) {
+      if (onlyReads(entry)) {
+        started.push(change === undefined ? this.one(entry, ctx) : change.then(() => this.one(entry, ctx)));
+      } else {
+        const answered = Promise.all(started).then(() => this.one(entry, ctx));
+        started.push(answered);
+        change = answered;
+      }
+    }
+    return started;
   }
 
   private async one(req: unknown, ctx: CallContext): Promise<Body | undefined> {
