@@ -43,7 +43,7 @@ const methodOf = (entry: unknown): string => {
  * waits for the calls before it, and the calls after it wait for it, so each call sees what the
  * calls before it did, as in geth and the hardhat node. A method missing here only runs alone.
  */
-const BATCH_READS = new Set([
+export const BATCH_READS: ReadonlySet<string> = new Set([
   'eth_chainId',
   'net_version',
   'net_listening',

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { ADDRS, chain, hex, served, type Chain, type Http } from './support.js';
+import { BATCH_READS } from '../../src/rpc/batch.js';
 
 const A = ADDRS[0];
 const X = '0x00000000000000000000000000000000000000c1';
@@ -45,6 +46,23 @@ describe('method table', () => {
       await own.close();
     }
     assert.deepEqual(missing, []);
+  });
+
+  test('the calls a batch runs together are methods of the table, and they leave the chain as it was', async () => {
+    const own = await chain();
+    try {
+      const head = await own.rpc('eth_getBlockByNumber', 'latest', false);
+      const missing: string[] = [];
+      for (const name of BATCH_READS) {
+        await own.node.provider.request({ method: name, params: [] }).catch((err: { code: number }) => {
+          if (err.code === -32601) missing.push(name);
+        });
+      }
+      assert.deepEqual(missing, []);
+      assert.deepEqual(await own.rpc('eth_getBlockByNumber', 'latest', false), head);
+    } finally {
+      await own.close();
+    }
   });
 
   test('aliases answer as the method they stand for', async () => {
