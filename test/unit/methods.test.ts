@@ -48,7 +48,7 @@ describe('method table', () => {
     assert.deepEqual(missing, []);
   });
 
-  test('the calls a batch runs together are methods of the table, and they leave the chain as it was', async () => {
+  test('the calls a batch runs together are methods of the table, and none of them mines a block', async () => {
     const own = await chain();
     try {
       const head = await own.rpc('eth_getBlockByNumber', 'latest', false);
