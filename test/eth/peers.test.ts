@@ -80,4 +80,29 @@ describe('answers the peers give, through viem, beside anvil', () => {
       assert.deepEqual(withList, [{ type: 'eip2930', gasPrice }, { type: 'eip2930', gasPrice }]);
     });
   });
+
+  describe('an unknown type in a call request is ignored, as geth ignores it; a raw transaction of an unknown type is refused', () => {
+    const probe = { from: FROM, to: TO, value: '0x1', type: '0xf' };
+
+    test('eth_call and eth_estimateGas with type 0xf answer as without it', async () => {
+      const calls = await onEach(peers, (p) => p.pub.request({ method: 'eth_call', params: [probe, 'latest'] } as never));
+      assert.deepEqual(calls, ['0x', '0x']);
+      const estimates = await onEach(peers, (p) => p.pub.request({ method: 'eth_estimateGas', params: [probe] } as never));
+      assert.deepEqual(estimates, ['0x5208', '0x5208']);
+    });
+
+    test('eth_sendRawTransaction of type 0x0f is refused by both', async () => {
+      const refusals = await onEach(peers, async (p) => {
+        try {
+          await p.pub.request({ method: 'eth_sendRawTransaction', params: ['0x0fc0'] } as never);
+          return 'accepted';
+        } catch {
+          return 'refused';
+        }
+      });
+      assert.deepEqual(refusals, ['refused', 'refused']);
+      const ours = await peers[0]!.pub.request({ method: 'eth_sendRawTransaction', params: ['0x0fc0'] } as never).catch((e: Error) => e);
+      assert.match(String((ours as Error).message), /transaction type not supported: type 15/);
+    });
+  });
 });

@@ -12,7 +12,7 @@ import { formatReceipt, receiptJson } from '../../format/receipt.js';
 import { formatMinedTx, formatTx, minedTxJson, PENDING } from '../../format/tx.js';
 import { address, blockId, blockNumberOrTag, bool, count, data, hash32, namingArgument, optional, uint, type Codec } from '../codecs.js';
 import { invalidParams } from '../errors.js';
-import { stateOverrides, txRequest } from '../params.js';
+import { callRequest, stateOverrides, txRequest } from '../params.js';
 import { method, type MethodDef } from '../registry.js';
 
 const latest = optional(blockId, LATEST);
@@ -250,10 +250,10 @@ export function ethMethods(node: ChainReads & Fees & PoolReads & Calls & Submit)
 
     // ------------------------------------------------------------ execution
     /** Executes without creating a transaction; third param: geth state overrides. */
-    method('eth_call', [txRequest, latest, stateOverrides], async (req, b, o) => hex(await node.call(req, b, o))),
+    method('eth_call', [callRequest, latest, stateOverrides], async (req, b, o) => hex(await node.call(req, b, o))),
     /** Smallest gas limit that succeeds; without a block, in the pending block (as anvil and the hardhat network). */
-    method('eth_estimateGas', [txRequest, optional(blockId, PENDING_BLOCK), stateOverrides], async (req, b, o) => qty(await node.estimateGas(req, b, o))),
-    method('eth_createAccessList', [txRequest, latest], async (req, b) => {
+    method('eth_estimateGas', [callRequest, optional(blockId, PENDING_BLOCK), stateOverrides], async (req, b, o) => qty(await node.estimateGas(req, b, o))),
+    method('eth_createAccessList', [callRequest, latest], async (req, b) => {
       const r = await node.createAccessList(req, b);
       const out: Record<string, unknown> = { accessList: r.accessList, gasUsed: qty(r.gasUsed) };
       if (r.error) out.error = r.error;
