@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createPublicClient, createWalletClient, defineChain, http, parseGwei, type Address, type Hex, type PublicClient, type WalletClient } from 'viem';
+import { createPublicClient, createWalletClient, decodeFunctionResult, defineChain, encodeFunctionData, http, parseGwei, type Address, type Hex, type PublicClient, type WalletClient } from 'viem';
 import type { Anvil } from '../support/anvil.js';
 import { closeBeside, startBeside } from '../support/beside.js';
-import { ADDRS, type TestNode } from '../support/node.js';
+import { ADDRS, artifact, type TestNode } from '../support/node.js';
 
 const chain = defineChain({
   id: 984,
@@ -103,6 +103,91 @@ describe('answers the peers give, through viem, beside anvil', () => {
       assert.deepEqual(refusals, ['refused', 'refused']);
       const ours = await peers[0]!.pub.request({ method: 'eth_sendRawTransaction', params: ['0x0fc0'] } as never).catch((e: Error) => e);
       assert.match(String((ours as Error).message), /transaction type not supported: type 15/);
+    });
+  });
+
+  describe('pending in every block method is the pending block: number head + 1, empty under automine, the pool with mining off', () => {
+    const rpc = (p: Peer, method: string, params: unknown[] = []) => p.pub.request({ method, params } as never) as Promise<any>;
+
+    test('under automine the pending block is the next one, empty, where latest holds the last transaction', async () => {
+      const answers = await onEach(peers, async (p) => {
+        const hash = await p.wallet.sendTransaction({ account: FROM, chain, to: TO, value: 1n });
+        await p.pub.waitForTransactionReceipt({ hash });
+        const latest = await p.pub.getBlock({ blockTag: 'latest' });
+        const pending = await p.pub.getBlock({ blockTag: 'pending' });
+        return {
+          latestCount: await p.pub.getBlockTransactionCount({ blockTag: 'latest' }),
+          pendingCount: await p.pub.getBlockTransactionCount({ blockTag: 'pending' }),
+          number: pending.number! - latest.number,
+          parent: pending.parentHash === latest.hash,
+          transactions: pending.transactions,
+          gasUsed: pending.gasUsed,
+        };
+      });
+      assert.deepEqual(answers[0], { latestCount: 1, pendingCount: 0, number: 1n, parent: true, transactions: [], gasUsed: 0n });
+      assert.deepEqual(answers[0], answers[1]);
+    });
+
+    test('with mining off it holds the waiting transactions, in the order the next block takes them, and that block is mined as shown', async () => {
+      const answers = await onEach(peers, async (p) => {
+        await rpc(p, 'evm_setAutomine', [false]);
+        try {
+          const sent = [];
+          for (const value of [1n, 2n]) sent.push(await p.wallet.sendTransaction({ account: FROM, chain, to: TO, value }));
+          const head = await p.pub.getBlockNumber();
+          const pending = await p.pub.getBlock({ blockTag: 'pending' });
+          const full = await p.pub.getBlock({ blockTag: 'pending', includeTransactions: true });
+          const count = await p.pub.getBlockTransactionCount({ blockTag: 'pending' });
+          await rpc(p, 'evm_mine');
+          const mined = await p.pub.getBlock({ blockTag: 'latest' });
+          return {
+            number: pending.number! - head,
+            count,
+            inOrder: pending.transactions.join() === sent.join(),
+            fullHashes: full.transactions.map((t) => t.hash).join() === sent.join(),
+            gasUsed: pending.gasUsed,
+            minedSame: mined.transactions.join() === sent.join() && mined.number === pending.number,
+          };
+        } finally {
+          await rpc(p, 'evm_setAutomine', [true]);
+        }
+      });
+      assert.deepEqual(answers[0], { number: 1n, count: 2, inOrder: true, fullHashes: true, gasUsed: 42_000n, minedSame: true });
+      assert.deepEqual(answers[0], answers[1]);
+    });
+
+    test('node-rpc: the pending block is the block mined next, field for field, and calls at pending run in it', async () => {
+      const p = peers[0]!;
+      const timeLock = artifact('TimeLock');
+      const deployed = await p.wallet.deployContract({ account: FROM, chain, abi: timeLock.abi, bytecode: timeLock.bytecode });
+      const lock = (await p.pub.waitForTransactionReceipt({ hash: deployed })).contractAddress!;
+      await rpc(p, 'evm_setAutomine', [false]);
+      try {
+        const sent = await p.wallet.sendTransaction({ account: FROM, chain, to: TO, value: 3n });
+        const head = await p.pub.getBlock({ blockTag: 'latest' });
+        await rpc(p, 'evm_setNextBlockTimestamp', [Number(head.timestamp + 100n)]);
+        const pending = await rpc(p, 'eth_getBlockByNumber', ['pending', false]);
+        // geth's pending block: not sealed, so no hash, nonce or miner.
+        assert.deepEqual([pending.hash, pending.nonce, pending.miner], [null, null, null]);
+        assert.deepEqual(pending.transactions, [sent]);
+        // The block calls at pending run in: its number, timestamp, base fee and gas limit.
+        const data = encodeFunctionData({ abi: timeLock.abi, functionName: 'env' });
+        const { data: out } = await p.pub.call({ account: ADDRS[1] as Address, to: lock, data, gasPrice: parseGwei('10'), blockTag: 'pending' });
+        const [number, timestamp, basefee, , , gaslimit] = decodeFunctionResult({ abi: timeLock.abi, functionName: 'env', data: out! }) as bigint[];
+        assert.deepEqual([number, timestamp, basefee, gaslimit].map((v) => '0x' + v.toString(16)), [pending.number, pending.timestamp, pending.baseFeePerGas, pending.gasLimit]);
+        // Its transaction as the block shows it, and its receipt.
+        const tx = await rpc(p, 'eth_getTransactionByBlockNumberAndIndex', ['pending', '0x0']);
+        assert.deepEqual([tx.hash, tx.blockNumber, tx.transactionIndex], [sent, pending.number, '0x0']);
+        const receipts = await rpc(p, 'eth_getBlockReceipts', ['pending']);
+        assert.deepEqual(receipts.map((r: any) => [r.transactionHash, r.status, r.gasUsed]), [[sent, '0x1', '0x5208']]);
+        assert.equal(await rpc(p, 'eth_getUncleCountByBlockNumber', ['pending']), '0x0');
+        await rpc(p, 'evm_mine');
+        const mined = await rpc(p, 'eth_getBlockByNumber', ['latest', false]);
+        const fields = ['parentHash', 'number', 'timestamp', 'stateRoot', 'transactionsRoot', 'receiptsRoot', 'logsBloom', 'gasUsed', 'gasLimit', 'baseFeePerGas', 'mixHash', 'size', 'transactions'];
+        assert.deepEqual(Object.fromEntries(fields.map((f) => [f, mined[f]])), Object.fromEntries(fields.map((f) => [f, pending[f]])));
+      } finally {
+        await rpc(p, 'evm_setAutomine', [true]);
+      }
     });
   });
 });
