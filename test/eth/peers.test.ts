@@ -8,7 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import { createPublicClient, createWalletClient, decodeFunctionResult, defineChain, encodeFunctionData, http, parseGwei, type Address, type Hex, type PublicClient, type WalletClient } from 'viem';
 import type { Anvil } from '../support/anvil.js';
 import { closeBeside, startBeside } from '../support/beside.js';
-import { ADDRS, artifact, type TestNode } from '../support/node.js';
+import { startHardhatNode, type HardhatNode } from '../support/hardhatNode.js';
+import { ADDRS, artifact, startTestNode, type TestNode } from '../support/node.js';
 
 const chain = defineChain({
   id: 984,
@@ -189,5 +190,67 @@ describe('answers the peers give, through viem, beside anvil', () => {
         await rpc(p, 'evm_setAutomine', [true]);
       }
     });
+  });
+});
+
+describe('eth_pendingTransactions answers as geth serves it, through viem, beside the hardhat node (anvil lacks it)', () => {
+  let ours: TestNode;
+  let hardhat: HardhatNode;
+  let peers: Peer[];
+  const rpc = (p: Peer, method: string, params: unknown[] = []) => p.pub.request({ method, params } as never) as Promise<any>;
+
+  before(async () => {
+    [ours, hardhat] = await Promise.all([startTestNode(), startHardhatNode()]);
+    peers = [peer('node-rpc', ours.url), peer('hardhat', hardhat.url)];
+  });
+  after(async () => {
+    await ours?.close();
+    await hardhat?.close();
+  });
+
+  test('under automine, nothing waits: []', async () => {
+    await onEach(peers, async (p) => p.pub.waitForTransactionReceipt({ hash: await p.wallet.sendTransaction({ account: FROM, chain, to: TO, value: 1n }) }));
+    assert.deepEqual(await onEach(peers, (p) => rpc(p, 'eth_pendingTransactions')), [[], []]);
+  });
+
+  test('with mining off, the waiting transactions of the dev accounts, in nonce order, with no block', async () => {
+    const answers = await onEach(peers, async (p) => {
+      await rpc(p, 'evm_setAutomine', [false]);
+      try {
+        const sent = [];
+        for (const value of [1n, 2n]) sent.push(await p.wallet.sendTransaction({ account: FROM, chain, to: TO, value }));
+        const list = await rpc(p, 'eth_pendingTransactions');
+        await rpc(p, 'evm_mine');
+        const after = await rpc(p, 'eth_pendingTransactions');
+        return {
+          same: list.map((t: any) => t.hash).join() === sent.join(),
+          txs: list.map((t: any) => ({ from: t.from, to: t.to, value: t.value, blockHash: t.blockHash, blockNumber: t.blockNumber, transactionIndex: t.transactionIndex })),
+          after,
+        };
+      } finally {
+        await rpc(p, 'evm_setAutomine', [true]);
+      }
+    });
+    const waiting = (value: string) => ({ from: FROM.toLowerCase(), to: TO.toLowerCase(), value, blockHash: null, blockNumber: null, transactionIndex: null });
+    assert.deepEqual(answers[0], { same: true, txs: [waiting('0x1'), waiting('0x2')], after: [] });
+    assert.deepEqual(answers[0], answers[1]);
+  });
+
+  test("node-rpc: an impersonated sender's waiting transaction is in the pool, not in the list (geth lists the node's accounts only)", async () => {
+    const p = peers[0]!;
+    const other = '0x0000000000000000000000000000000000000abc';
+    await rpc(p, 'anvil_impersonateAccount', [other]);
+    await rpc(p, 'anvil_setBalance', [other, '0xde0b6b3a7640000']);
+    await rpc(p, 'evm_setAutomine', [false]);
+    try {
+      const theirs = await rpc(p, 'eth_sendTransaction', [{ from: other, to: TO, value: '0x1' }]);
+      const mine = await p.wallet.sendTransaction({ account: FROM, chain, to: TO, value: 1n });
+      assert.equal((await rpc(p, 'txpool_status')).pending, '0x2');
+      assert.deepEqual((await rpc(p, 'eth_pendingTransactions')).map((t: any) => t.hash), [mine]);
+      assert.ok(theirs);
+      await rpc(p, 'evm_mine');
+    } finally {
+      await rpc(p, 'evm_setAutomine', [true]);
+    }
   });
 });

@@ -201,6 +201,13 @@ export function ethMethods(node: ChainReads & Fees & PoolReads & Calls & Submit)
       const p = node.pooledTx(hashHex);
       return p ? formatTx(p.tx, p.from, p.hashHex, PENDING) : null;
     }),
+    /** geth's: the pool's executable transactions sent from the node's accounts (eth_accounts), in sender and nonce order. */
+    method('eth_pendingTransactions', [], async () => {
+      const mine = new Set<string>(node.accounts.map((a) => a.address.toString()));
+      const out: object[] = [];
+      for (const [sender, txs] of (await node.poolContent()).pending) if (mine.has(sender)) for (const p of txs) out.push(formatTx(p.tx, p.from, p.hashHex, PENDING));
+      return out;
+    }),
     method('eth_getTransactionByBlockHashAndIndex', [hash32, uint], (h, i) => txAt(node.block(byHash(h)), i)),
     method('eth_getTransactionByBlockNumberAndIndex', [blockNumberOrTag, uint], async (b, i) => txAt(await blockAt(b), i)),
     method('eth_getRawTransactionByHash', [hash32], (h) => {
