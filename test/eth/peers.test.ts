@@ -51,9 +51,13 @@ describe('answers the peers give, through viem, beside anvil', () => {
     // What a client sends when it fills an access-list transaction with EIP-1559 fees.
     const mixed = { type: 'eip2930', maxFeePerGas: parseGwei('2'), maxPriorityFeePerGas: 1n } as const;
 
-    test('eth_call with type 1 and EIP-1559 fees runs as type 2 at those fees', async () => {
-      const answers = await onEach(peers, (p) => p.pub.call({ account: FROM, to: TO, ...(mixed as object) }));
-      assert.deepEqual(answers, [{ data: undefined }, { data: undefined }]);
+    test('eth_call and eth_estimateGas with type 1 and EIP-1559 fees run as type 2 at those fees', async () => {
+      // Sent as the client sends it: viem's call action leaves `type` out, so the request goes through its transport as is.
+      const request = { from: FROM, to: TO, type: '0x1', maxFeePerGas: '0x77359400', maxPriorityFeePerGas: '0x1' };
+      const calls = await onEach(peers, (p) => p.pub.request({ method: 'eth_call', params: [request, 'latest'] } as never));
+      assert.deepEqual(calls, ['0x', '0x']);
+      const estimates = await onEach(peers, (p) => p.pub.request({ method: 'eth_estimateGas', params: [request] } as never));
+      assert.deepEqual(estimates, ['0x5208', '0x5208']);
     });
 
     test('eth_sendTransaction with type 1 and EIP-1559 fees mines a type 2 transaction at the caller fees', async () => {
