@@ -50,6 +50,11 @@ export interface ChainReads {
   headNumber(): bigint;
   /** A block by number, tag or hash; undefined when there is none. */
   block(ref: BlockRef): StoredBlock | undefined;
+  /**
+   * The pending block: number head + 1, the transactions the next block would take (none under
+   * automine), built as mining builds it, on the header calls at `pending` run in.
+   */
+  pendingBlock(): Promise<StoredBlock>;
   /** A block for a state read: an unknown one is `header not found`. */
   requireBlock(ref: BlockRef): StoredBlock;
   /** A mined transaction (with its receipt) by hash. */

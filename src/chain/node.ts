@@ -278,6 +278,11 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
     }
   }
 
+  /** The pending block (mining/pending.ts): the block mined next, as block methods at `pending` answer it. */
+  pendingBlock(): Promise<StoredBlock> {
+    return this.pending.block((root, at) => this.reads.vmAt(root, at));
+  }
+
   /** Resolve a block reference for a state read; unknown blocks are `header not found`. */
   requireBlock(ref: BlockRef): StoredBlock {
     const b = this.block(ref);

@@ -72,3 +72,12 @@ const fullJson = jsonOnce((b: StoredBlock) => formatBlock(b, true));
 export function blockJson(b: StoredBlock, fullTxs: boolean): RawJson {
   return fullTxs ? fullJson(b) : lightJson(b);
 }
+
+/**
+ * The pending block as eth_getBlockByNumber("pending") answers it: geth's shape, with `hash`,
+ * `nonce` and `miner` null (the block is not sealed); its transactions name the block they would
+ * be mined in.
+ */
+export function pendingBlockJson(b: StoredBlock, fullTxs: boolean): object {
+  return { ...formatBlock(b, fullTxs), hash: null, nonce: null, miner: null };
+}

@@ -32,41 +32,56 @@ const txArgs = struct(
   'transaction object',
 );
 
-/** geth's TransactionArgs: `data` and `input` are synonyms (must agree when both are given). */
-export const txRequest: Codec<TxRequest> = {
-  type: 'transaction object',
-  parse(value, where) {
-    const a = txArgs.parse(value, where);
-    if (a.data && a.input && Buffer.compare(Buffer.from(a.data), Buffer.from(a.input)) !== 0) {
-      throw invalidParams(`invalid argument ${where}: both "data" and "input" are set and not equal. Please use "input" to pass transaction call data`);
-    }
-    if (a.gasPrice !== undefined && (a.maxFeePerGas !== undefined || a.maxPriorityFeePerGas !== undefined)) {
-      throw invalidParams(`invalid argument ${where}: both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified`);
-    }
-    if (a.type !== undefined && ![0, 1, 2, 4].includes(a.type)) {
-      throw invalidParams(`invalid argument ${where}.type: transaction type ${a.type} not supported`);
-    }
-    // Written out field by field: one object of one shape, where a rest and a spread of the
-    // sixteen fields cost more than the rest of the parse.
-    return {
-      from: a.from,
-      to: a.to,
-      gas: a.gas,
-      gasPrice: a.gasPrice,
-      maxFeePerGas: a.maxFeePerGas,
-      maxPriorityFeePerGas: a.maxPriorityFeePerGas,
-      value: a.value,
-      nonce: a.nonce,
-      type: a.type,
-      chainId: a.chainId,
-      accessList: a.accessList,
-      authorizationList: a.authorizationList,
-      maxFeePerBlobGas: a.maxFeePerBlobGas,
-      blobVersionedHashes: a.blobVersionedHashes,
-      data: a.input ?? a.data,
-    };
-  },
-};
+/** Transaction types a request may name. */
+const KNOWN_TYPES = new Set([0, 1, 2, 4]);
+
+/**
+ * geth's TransactionArgs: `data` and `input` are synonyms (must agree when both are given). An
+ * unknown `type` is refused where the request becomes a transaction (`sending`), and dropped where
+ * it only runs as a call, as geth, anvil and the hardhat node ignore it there.
+ */
+function txRequestCodec(sending: boolean): Codec<TxRequest> {
+  return {
+    type: 'transaction object',
+    parse(value, where) {
+      const a = txArgs.parse(value, where);
+      if (a.data && a.input && Buffer.compare(Buffer.from(a.data), Buffer.from(a.input)) !== 0) {
+        throw invalidParams(`invalid argument ${where}: both "data" and "input" are set and not equal. Please use "input" to pass transaction call data`);
+      }
+      if (a.gasPrice !== undefined && (a.maxFeePerGas !== undefined || a.maxPriorityFeePerGas !== undefined)) {
+        throw invalidParams(`invalid argument ${where}: both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified`);
+      }
+      if (a.type !== undefined && !KNOWN_TYPES.has(a.type)) {
+        if (sending) throw invalidParams(`invalid argument ${where}.type: transaction type ${a.type} not supported`);
+      }
+      // Written out field by field: one object of one shape, where a rest and a spread of the
+      // sixteen fields cost more than the rest of the parse.
+      return {
+        from: a.from,
+        to: a.to,
+        gas: a.gas,
+        gasPrice: a.gasPrice,
+        maxFeePerGas: a.maxFeePerGas,
+        maxPriorityFeePerGas: a.maxPriorityFeePerGas,
+        value: a.value,
+        nonce: a.nonce,
+        type: a.type !== undefined && KNOWN_TYPES.has(a.type) ? a.type : undefined,
+        chainId: a.chainId,
+        accessList: a.accessList,
+        authorizationList: a.authorizationList,
+        maxFeePerBlobGas: a.maxFeePerBlobGas,
+        blobVersionedHashes: a.blobVersionedHashes,
+        data: a.input ?? a.data,
+      };
+    },
+  };
+}
+
+/** A request that becomes a transaction (eth_sendTransaction and the like): an unknown `type` is -32602. */
+export const txRequest = txRequestCodec(true);
+
+/** A request run as a call (eth_call, eth_estimateGas, traces of calls, eth_simulateV1): an unknown `type` is ignored. */
+export const callRequest = txRequestCodec(false);
 
 const slotMap = record(hash32, hash32);
 

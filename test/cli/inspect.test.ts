@@ -132,6 +132,12 @@ describe('inspection commands against a live node (child processes)', () => {
     assert.match(genesis.stdout, /transactions +0\n?$/);
     assert.match(creation.stdout, new RegExp(`create ${calleeAddr}`));
     assert.deepEqual(JSON.parse(json.stdout), await n.rpc('eth_getBlockByNumber', ['latest', true]));
+    // The pending block: the next number, not sealed (no hash, no miner), empty under automine.
+    const pending = await cli(['block', 'pending', '--rpc', n.url]);
+    assert.equal(pending.code, 0, pending.stderr);
+    assert.match(pending.stdout, new RegExp(`^Block #${BigInt(await n.rpc('eth_blockNumber')) + 1n}  pending\n`));
+    assert.match(pending.stdout, /miner +not sealed\n/);
+    assert.match(pending.stdout, /transactions +0\n?$/);
   });
 
   test('failures print one error line and exit 1', async () => {

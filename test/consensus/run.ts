@@ -30,7 +30,18 @@ import { HARDFORKS, type SupportedHardfork } from '../../src/chain/core/config.j
 import { cases, hardforkOf, runCase, type CaseResult, type StateTestJson } from './stateTest.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const SHARED = join(ROOT, '..', 'shared', 'conformance');
+/**
+ * The shared conformance folder: `../shared/conformance` beside the checkout, or the folder
+ * NODE_RPC_CONFORMANCE names.
+ */
+const SHARED = process.env.NODE_RPC_CONFORMANCE || join(ROOT, '..', 'shared', 'conformance');
+
+/** Why the state tests cannot run here (the shared archive is missing), or undefined when they can. */
+export function archiveMissing(shared = SHARED): string | undefined {
+  if (existsSync(join(shared, 'GeneralStateTests.tgz'))) return undefined;
+  const where = shared === SHARED && !process.env.NODE_RPC_CONFORMANCE ? '../shared/conformance/GeneralStateTests.tgz beside the checkout' : join(shared, 'GeneralStateTests.tgz');
+  return `the state tests archive is missing: expected ${where}`;
+}
 
 /**
  * Unpack `archive` once per version of its content into `into` (the temp folder by default);
@@ -64,7 +75,8 @@ function unpacked(archive: string, name: string, into: string): string {
 /** The ethereum/tests GeneralStateTests folder, from the shared archive (of `shared`, a conformance folder; unpacked into `into`). */
 export function testsDir(shared = SHARED, into = tmpdir()): string {
   const archive = join(shared, 'GeneralStateTests.tgz');
-  if (!existsSync(archive)) throw new Error(`the state tests archive is missing: expected ../shared/conformance/GeneralStateTests.tgz beside the checkout`);
+  const missing = archiveMissing(shared);
+  if (missing) throw new Error(missing);
   return join(unpacked(archive, 'GeneralStateTests', into), 'GeneralStateTests');
 }
 

@@ -56,10 +56,14 @@ describe('state, blocks and history', () => {
 
   test('block tags resolve', async () => {
     const head = Number(await n.rpc('eth_blockNumber'));
-    for (const tag of ['latest', 'pending', 'safe', 'finalized']) {
+    for (const tag of ['latest', 'safe', 'finalized']) {
       const b = await n.rpc('eth_getBlockByNumber', [tag, false]);
       assert.equal(Number(b.number), head, tag);
     }
+    // `pending` is the block mined next: its parent is the head.
+    const pending = await n.rpc('eth_getBlockByNumber', ['pending', false]);
+    assert.equal(Number(pending.number), head + 1);
+    assert.equal(pending.parentHash, (await n.rpc('eth_getBlockByNumber', ['latest', false])).hash);
     const genesis = await n.rpc('eth_getBlockByNumber', ['earliest', true]);
     assert.equal(genesis.number, '0x0');
     assert.deepEqual(genesis.transactions, []);

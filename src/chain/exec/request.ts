@@ -7,13 +7,21 @@ import { txCommon } from '../engine/common.js';
 import type { TxRequest } from '../core/types.js';
 import { checkInitCodeSize } from './rejections.js';
 
-/** Pick the transaction type a request describes, as geth does. */
-export function requestType(req: TxRequest): number {
-  if (req.type !== undefined) return req.type;
+/**
+ * The transaction type a request describes: its fee fields decide, as geth's TransactionArgs
+ * decides them, and `type` only where they leave it open. An authorization list makes type 4;
+ * `maxFeePerGas` or `maxPriorityFeePerGas` type 2, whatever `type` says (a client filling an
+ * access-list transaction with EIP-1559 fees sends `type: 1` with them); `gasPrice` type 1 with an
+ * access list or `type: 1`, else type 0 (a `type: 2` with a gas price is legacy, as in geth and
+ * anvil). With no fee field, `type` decides, then an access list (type 2), then `fallback`.
+ */
+export function requestType(req: TxRequest, fallback: number = TransactionType.Legacy): number {
   if (req.authorizationList !== undefined) return TransactionType.EOACodeEIP7702;
   if (req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined) return TransactionType.FeeMarketEIP1559;
-  if (req.accessList !== undefined) return req.gasPrice !== undefined ? TransactionType.AccessListEIP2930 : TransactionType.FeeMarketEIP1559;
-  return TransactionType.Legacy;
+  if (req.gasPrice !== undefined) return req.accessList !== undefined || req.type === TransactionType.AccessListEIP2930 ? TransactionType.AccessListEIP2930 : TransactionType.Legacy;
+  if (req.type !== undefined) return req.type;
+  if (req.accessList !== undefined) return TransactionType.FeeMarketEIP1559;
+  return fallback;
 }
 
 /**

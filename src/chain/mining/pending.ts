@@ -20,6 +20,7 @@ import type { NodeStateManager } from '../engine/forkState.js';
 import type { BlockStore } from '../head/store.js';
 import type { NextBlock } from '../owners/nextBlock.js';
 import type { PendingTx } from '../pool/txpool.js';
+import { mineBlock } from './block.js';
 import type { Mining } from './mining.js';
 
 /** What the pending block is made of: the head, the live state and VM, and the next block's settings and base fee. */
@@ -36,6 +37,8 @@ export interface PendingHost {
 export class PendingBlock {
   /** The last pending header built, and what it was built from. */
   private cached: { key: string; common: Common; block: Block } | undefined;
+  /** The last pending block built, and what it was built from. */
+  private built: { key: string; block: StoredBlock } | undefined;
 
   constructor(
     private readonly n: PendingHost,
@@ -104,6 +107,30 @@ export class PendingBlock {
       },
       (run) => n.lock.read(run),
     );
+  }
+
+  /**
+   * The pending block itself, as block methods at `pending` answer it: the block `header()`
+   * describes, built on a private copy of the live state from the transactions the next block
+   * would take (none under automine, the pool's with mining off), as mining would build it, with
+   * their receipts; nothing reaches the chain. The last one built is answered again while the head,
+   * the next block's settings, the live state and the pool are unchanged.
+   */
+  async block(open: (root: Uint8Array, at: StoredBlock) => Promise<VM>): Promise<StoredBlock> {
+    const n = this.n;
+    const { root, at, header, txs } = await n.lock.read(async () => ({
+      root: await n.state.getStateRoot(),
+      at: n.store.head,
+      header: this.header(),
+      txs: await this.miner.nextBlockTxs(),
+    }));
+    const key = `${bytesToHex(header.hash())}/${bytesToHex(root)}/${txs.map((t) => t.hashHex).join(',')}`;
+    if (this.built?.key === key) return this.built.block;
+    const h = header.header;
+    const env = { timestamp: h.timestamp, coinbase: h.coinbase, gasLimit: h.gasLimit, baseFeePerGas: h.baseFeePerGas, prevRandao: h.mixHash, parentHash: at.hash };
+    const { stored } = await mineBlock(await open(root, at), at.block, txs, env);
+    this.built = { key, block: stored };
+    return stored;
   }
 
   /**

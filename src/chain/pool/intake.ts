@@ -5,14 +5,14 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { Common } from '@ethereumjs/common';
-import type { TypedTransaction } from '@ethereumjs/tx';
+import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, bytesToHex, createZeroAddress, type Address } from '@ethereumjs/util';
 import { txGasCap } from '../engine/common.js';
 import type { NodeStateManager } from '../engine/forkState.js';
 import { ChainError, TxFailedError } from '../core/errors.js';
 import { askingClient, type Client, type Lock } from '../core/lock.js';
 import { revertMessage } from '../exec/revertData.js';
-import { unsignedTx, withFakeSender } from '../exec/request.js';
+import { requestType, unsignedTx, withFakeSender } from '../exec/request.js';
 import type { Fees } from '../fees/fees.js';
 import type { BlockStore } from '../head/store.js';
 import type { Accounts } from '../owners/accounts.js';
@@ -127,8 +127,9 @@ export class Intake {
       throw new ChainError(`invalid chain id: have ${req.chainId}, want ${this.n.config.chainId}`);
     }
     if (out.nonce === undefined) out.nonce = await this.n.getNonce(req.from!, PENDING);
-    // Types 0 and 1 pay a gas price, whatever else the request leaves out.
-    const legacy = req.gasPrice !== undefined || (req.type !== undefined && req.type < 2) || !this.n.common.isActivatedEIP(1559);
+    // Types 0 and 1 pay a gas price; the fee fields decide the type (requestType), and a request
+    // that names neither fees nor a type gets EIP-1559 fees, as geth fills it after London.
+    const legacy = requestType(req, TransactionType.FeeMarketEIP1559) < TransactionType.FeeMarketEIP1559 || !this.n.common.isActivatedEIP(1559);
     if (legacy) {
       out.gasPrice ??= this.n.fees.gasPrice();
     } else {

@@ -13,10 +13,11 @@ interface BlockTx {
 
 export interface BlockJson {
   number: string;
-  hash: string;
+  /** Null for the pending block (not sealed), as geth answers it; its miner too. */
+  hash: string | null;
   parentHash: string;
   timestamp: string;
-  miner: string;
+  miner: string | null;
   gasUsed: string;
   gasLimit: string;
   baseFeePerGas?: string;
@@ -64,11 +65,11 @@ export function renderBlock(block: BlockJson, receipts: Map<string, ReceiptJson>
   const pct = limit > 0n ? Number((used * 10000n) / limit) / 100 : 0;
   const time = big(block.timestamp);
   const lines = [
-    `${c.bold(`Block #${big(block.number)}`)}  ${block.hash}`,
+    `${c.bold(`Block #${big(block.number)}`)}  ${block.hash ?? 'pending'}`,
     ...table([
       [c.dim('parent'), block.parentHash],
       [c.dim('timestamp'), `${time} (${new Date(Number(time) * 1000).toISOString()})`],
-      [c.dim('miner'), block.miner],
+      [c.dim('miner'), block.miner ?? c.dim('not sealed')],
       [c.dim('gas used'), `${used} / ${limit} (${pct}%)`],
       ...(block.baseFeePerGas !== undefined ? [[c.dim('base fee'), gwei(big(block.baseFeePerGas))]] : []),
       [c.dim('state root'), block.stateRoot],

@@ -16,7 +16,7 @@ import { parseTraceConfig, type TraceConfig } from '../../trace/index.js';
 import { traceBlock, traceCall, traceMinedTx, type TraceCallConfig } from '../../trace/positions.js';
 import { address, blockId, blockNumberOrTag, hash32, namingArgument, optional, quantity, struct, type Codec } from '../codecs.js';
 import { invalidParams } from '../errors.js';
-import { stateOverrides, txRequest } from '../params.js';
+import { callRequest, stateOverrides } from '../params.js';
 import { method, type MethodDef } from '../registry.js';
 
 // ------------------------------------------------------------------ params
@@ -127,7 +127,7 @@ export function debugMethods(node: ChainReads & PoolReads & Tracing): MethodDef[
      * Trace a call at a block (default latest); the config may add `stateOverrides`,
      * `blockOverrides` and `txIndex` (run after that many of the block's transactions).
      */
-    method('debug_traceCall', [txRequest, optional(blockNumberOrHash, LATEST), traceCallConfig], async (req, ref, cfg) => {
+    method('debug_traceCall', [callRequest, optional(blockNumberOrHash, LATEST), traceCallConfig], async (req, ref, cfg) => {
       const c = cfg ?? { config: parseTraceConfig(undefined) };
       c.config = capped(c.config);
       return traceJson(await traceCall(node, req, c.txIndex !== undefined ? blockOrThrow(ref, 'block') : ref, c));

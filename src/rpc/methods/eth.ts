@@ -5,14 +5,14 @@ import type { Calls, ChainReads, Fees, PoolReads, Submit } from '../../chain/api
 import { sendRawTransactionSync, sendTransactionSync } from '../../chain/pool/sendSync.js';
 import { signMessage, signTypedData } from '../../chain/wallet/signing.js';
 import { parseTypedData, type TypedData } from '../../chain/wallet/typedData.js';
-import { LATEST, PENDING as PENDING_BLOCK, type BlockRef, type StoredBlock } from '../../chain/core/types.js';
-import { blockJson } from '../../format/block.js';
+import { isPending, LATEST, PENDING as PENDING_BLOCK, type BlockRef, type StoredBlock } from '../../chain/core/types.js';
+import { blockJson, pendingBlockJson } from '../../format/block.js';
 import { addr, hex, qty } from '../../format/hex.js';
 import { formatReceipt, receiptJson } from '../../format/receipt.js';
 import { formatMinedTx, formatTx, minedTxJson, PENDING } from '../../format/tx.js';
 import { address, blockId, blockNumberOrTag, bool, count, data, hash32, namingArgument, optional, uint, type Codec } from '../codecs.js';
 import { invalidParams } from '../errors.js';
-import { stateOverrides, txRequest } from '../params.js';
+import { callRequest, stateOverrides, txRequest } from '../params.js';
 import { method, type MethodDef } from '../registry.js';
 
 const latest = optional(blockId, LATEST);
@@ -93,6 +93,8 @@ export function ethMethods(node: ChainReads & Fees & PoolReads & Calls & Submit)
     return t ? formatMinedTx(t) : null;
   };
   const byHash = (h: Uint8Array): BlockRef => ({ kind: 'hash', hash: h, requireCanonical: false });
+  /** The block a block method reads: at `pending`, the pending block (the one definition calls at `pending` share). */
+  const blockAt = (ref: BlockRef): StoredBlock | undefined | Promise<StoredBlock> => (isPending(ref) ? node.pendingBlock() : node.block(ref));
 
   return [
     // ------------------------------------------------------------ chain info
@@ -171,22 +173,22 @@ export function ethMethods(node: ChainReads & Fees & PoolReads & Calls & Submit)
     }),
 
     // ------------------------------------------------------------ blocks
-    method('eth_getBlockByNumber', [blockNumberOrTag, optional(bool, false)], (b, full) => blockOrNull(node.block(b), full)),
+    method('eth_getBlockByNumber', [blockNumberOrTag, optional(bool, false)], async (b, full) => (isPending(b) ? pendingBlockJson(await node.pendingBlock(), full) : blockOrNull(node.block(b), full))),
     method('eth_getBlockByHash', [hash32, optional(bool, false)], (h, full) => blockOrNull(node.block(byHash(h)), full)),
-    method('eth_getBlockTransactionCountByNumber', [blockNumberOrTag], (b) => {
-      const blk = node.block(b);
+    method('eth_getBlockTransactionCountByNumber', [blockNumberOrTag], async (b) => {
+      const blk = await blockAt(b);
       return blk ? qty(blk.txs.length) : null;
     }),
     method('eth_getBlockTransactionCountByHash', [hash32], (h) => {
       const blk = node.block(byHash(h));
       return blk ? qty(blk.txs.length) : null;
     }),
-    method('eth_getUncleCountByBlockNumber', [blockNumberOrTag], (b) => (node.block(b) ? '0x0' : null)),
+    method('eth_getUncleCountByBlockNumber', [blockNumberOrTag], async (b) => ((await blockAt(b)) ? '0x0' : null)),
     method('eth_getUncleCountByBlockHash', [hash32], (h) => (node.block(byHash(h)) ? '0x0' : null)),
     method('eth_getUncleByBlockNumberAndIndex', [blockNumberOrTag, uint], () => null),
     method('eth_getUncleByBlockHashAndIndex', [hash32, uint], () => null),
-    method('eth_getBlockReceipts', [blockId], (b) => {
-      const blk = node.block(b);
+    method('eth_getBlockReceipts', [blockId], async (b) => {
+      const blk = await blockAt(b);
       return blk ? blk.txs.map(formatReceipt) : null;
     }),
 
@@ -199,8 +201,15 @@ export function ethMethods(node: ChainReads & Fees & PoolReads & Calls & Submit)
       const p = node.pooledTx(hashHex);
       return p ? formatTx(p.tx, p.from, p.hashHex, PENDING) : null;
     }),
+    /** geth's: the pool's executable transactions sent from the node's accounts (eth_accounts), in sender and nonce order. */
+    method('eth_pendingTransactions', [], async () => {
+      const mine = new Set<string>(node.accounts.map((a) => a.address.toString()));
+      const out: object[] = [];
+      for (const [sender, txs] of (await node.poolContent()).pending) if (mine.has(sender)) for (const p of txs) out.push(formatTx(p.tx, p.from, p.hashHex, PENDING));
+      return out;
+    }),
     method('eth_getTransactionByBlockHashAndIndex', [hash32, uint], (h, i) => txAt(node.block(byHash(h)), i)),
-    method('eth_getTransactionByBlockNumberAndIndex', [blockNumberOrTag, uint], (b, i) => txAt(node.block(b), i)),
+    method('eth_getTransactionByBlockNumberAndIndex', [blockNumberOrTag, uint], async (b, i) => txAt(await blockAt(b), i)),
     method('eth_getRawTransactionByHash', [hash32], (h) => {
       const t = node.tx(bytesToHex(h)) ?? node.pooledTx(bytesToHex(h));
       return t ? hex(t.tx.serialize()) : null;
@@ -250,10 +259,10 @@ export function ethMethods(node: ChainReads & Fees & PoolReads & Calls & Submit)
 
     // ------------------------------------------------------------ execution
     /** Executes without creating a transaction; third param: geth state overrides. */
-    method('eth_call', [txRequest, latest, stateOverrides], async (req, b, o) => hex(await node.call(req, b, o))),
+    method('eth_call', [callRequest, latest, stateOverrides], async (req, b, o) => hex(await node.call(req, b, o))),
     /** Smallest gas limit that succeeds; without a block, in the pending block (as anvil and the hardhat network). */
-    method('eth_estimateGas', [txRequest, optional(blockId, PENDING_BLOCK), stateOverrides], async (req, b, o) => qty(await node.estimateGas(req, b, o))),
-    method('eth_createAccessList', [txRequest, latest], async (req, b) => {
+    method('eth_estimateGas', [callRequest, optional(blockId, PENDING_BLOCK), stateOverrides], async (req, b, o) => qty(await node.estimateGas(req, b, o))),
+    method('eth_createAccessList', [callRequest, latest], async (req, b) => {
       const r = await node.createAccessList(req, b);
       const out: Record<string, unknown> = { accessList: r.accessList, gasUsed: qty(r.gasUsed) };
       if (r.error) out.error = r.error;

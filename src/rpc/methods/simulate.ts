@@ -7,7 +7,7 @@ import { hex, qty } from '../../format/hex.js';
 import { formatLog } from '../../format/log.js';
 import { address, arrayOf, blockId, bool, hash32, optional, quantity, struct, uint64, type Codec } from '../codecs.js';
 import { invalidParams } from '../errors.js';
-import { stateOverrides, txRequest } from '../params.js';
+import { callRequest, stateOverrides } from '../params.js';
 import { method, type MethodDef } from '../registry.js';
 
 const withdrawal = struct({ index: uint64, validatorIndex: uint64, address, amount: uint64 }, 'withdrawal');
@@ -26,7 +26,7 @@ const blockOverrides: Codec<BlockOverrides> = struct(
   'block overrides',
 );
 
-const blockStateCall = struct({ blockOverrides: optional(blockOverrides), stateOverrides, calls: optional(arrayOf(txRequest), []) }, 'block state call');
+const blockStateCall = struct({ blockOverrides: optional(blockOverrides), stateOverrides, calls: optional(arrayOf(callRequest), []) }, 'block state call');
 
 const payload: Codec<{ blockStateCalls: SimBlockSpec[]; validation: boolean; traceTransfers: boolean; returnFullTransactions: boolean }> = {
   type: 'simulation payload',

@@ -9,7 +9,7 @@ import { LATEST, type MinedTx, type StoredBlock } from '../../chain/core/types.j
 import { DEFAULT_TIMEOUT_MS, parityStateDiff, type ParityTrace, type TraceConfig } from '../../trace/index.js';
 import { address, arrayOf, blockId, blockNumberOrTag, count, hash32, optional, struct, uint, type Codec } from '../codecs.js';
 import { invalidParams } from '../errors.js';
-import { txRequest } from '../params.js';
+import { callRequest } from '../params.js';
 import { method, type MethodDef } from '../registry.js';
 import { traceBlock, traceCallAt, traceMinedTx } from '../../trace/positions.js';
 
@@ -136,7 +136,7 @@ export function traceMethods(node: ChainReads & Tracing): MethodDef[] {
       return out;
     }),
     /** Run a call at a block (default latest) and answer as a replay does. */
-    method('trace_call', [txRequest, traceTypes, optional(blockId, LATEST)], async (req, types, ref) => replayResult(await traceCallAt(node, req, ref, replayConfig(types)), types)),
+    method('trace_call', [callRequest, traceTypes, optional(blockId, LATEST)], async (req, types, ref) => replayResult(await traceCallAt(node, req, ref, replayConfig(types)), types)),
     /** Replay a mined transaction with trace and/or stateDiff. */
     method('trace_replayTransaction', [hash32, traceTypes], async (hash, types) => {
       const t = mined(hash);
