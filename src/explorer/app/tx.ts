@@ -100,6 +100,7 @@ export async function txPage(ctx: Context, root: HTMLElement, hash: string): Pro
   const fee = receipt?.effectiveGasPrice ? big(receipt.gasUsed) * big(receipt.effectiveGasPrice) : undefined;
   root.append(
     h('h1', null, 'Transaction'),
+    receipt ? h('p', { class: 'nav' }, h('a', { href: `#/debug/${tx.hash}`, id: 'debug-link' }, 'step through it in the debugger')) : '',
     h(
       'section',
       { class: 'card' },
