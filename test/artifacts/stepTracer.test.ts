@@ -10,6 +10,7 @@ import { loadArtifacts } from '../../src/artifacts/load.js';
 import { KEYS, RpcCallError, startTestNode, type TestNode } from '../support/node.js';
 import { LAYOUTS } from '../support/sourcemaps.js';
 import { deployVault, vaultLine, type Vault } from '../support/vault.js';
+import { DebugModel, type StepTrace as ModelTrace } from '../../src/explorer/app/debugModel.js';
 
 interface StepTrace {
   steps: number;
@@ -116,3 +117,38 @@ for (const layout of ['foundry-noopt', 'hardhat-opt']) {
     });
   });
 }
+
+describe('stepTracer against the struct logger: every step, read through windows', () => {
+  let node: TestNode;
+  let v: Vault;
+  let signer: NonceManager;
+  before(async () => {
+    node = await startTestNode({ artifacts: loadArtifacts([LAYOUTS['foundry-noopt']!], () => undefined) });
+    signer = new NonceManager(new Wallet(KEYS[0], new JsonRpcProvider(node.url, undefined, { staticNetwork: true })));
+    v = await deployVault('foundry-noopt', signer);
+  });
+  after(async () => node?.close());
+
+  it("the debugger's stack, memory and storage at each step equal geth's struct log (small windows moved across the transaction)", async () => {
+    const hash = (await signer.sendTransaction({ to: v.teller, data: v.iface.teller.encodeFunctionData('tryServe', [5]), gasLimit: 300_000 })).hash;
+    const logs = (await node.rpc('debug_traceTransaction', [hash, { enableMemory: true }])).structLogs as Array<{ pc: number; op: string; stack: string[]; memory?: string[]; storage?: Record<string, string>; depth: number }>;
+    const fetch = async (from: number) => (await node.rpc('debug_traceTransaction', [hash, { tracer: 'stepTracer', tracerConfig: { from, count: 37 } }])) as ModelTrace;
+    const model = new DebugModel(await fetch(0));
+    assert.equal(model.steps, logs.length);
+    const strip = (w: string) => BigInt(w);
+    for (let n = 0; n < logs.length; n++) {
+      if (!model.inWindow(n)) model.setWindow(await fetch(n));
+      const log = logs[n]!;
+      const w = model.step(n)!;
+      assert.deepEqual([w.pc, w.op], [log.pc, log.op], `step ${n}`);
+      assert.deepEqual(model.stack(n)!.map(strip), log.stack.map(strip), `stack at step ${n}`);
+      assert.deepEqual(model.memory(n)!, (log.memory ?? []).map((x) => x.replace(/^0x/, '')), `memory at step ${n}`);
+      // The struct log shows storage at SLOAD / SSTORE: the slots the frame touched, as the debugger does (after the access).
+      if (log.storage !== undefined && n + 1 < logs.length && logs[n + 1]!.depth === log.depth) {
+        const frame = model.trace.frames[model.frameAt(n)]!;
+        const mine = Object.fromEntries(model.storage(n + 1, frame.address).map((s) => [strip(s.slot).toString(), strip(s.value)]));
+        for (const [slot, value] of Object.entries(log.storage)) assert.equal(mine[strip(slot).toString()], strip(value), `slot ${slot} after step ${n}`);
+      }
+    }
+  });
+});
