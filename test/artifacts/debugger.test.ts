@@ -10,7 +10,7 @@ import { JsonRpcProvider, NonceManager, Wallet } from 'ethers';
 import type { Browser, Page } from 'playwright-core';
 import { startCli, type CliNode } from '../support/cli.js';
 import { KEYS } from '../support/node.js';
-import { LAYOUTS } from '../support/sourcemaps.js';
+import { deployFixtures, LAYOUTS, lineOf } from '../support/sourcemaps.js';
 import { deployVault, vaultLine, type Vault } from '../support/vault.js';
 import { launch, ready, screenshot } from '../explorer/browser.js';
 
@@ -177,6 +177,29 @@ describe('explorer: step debugger (foundry-noopt)', () => {
     s = await intoUntil(vaultLine('last = doubled(amount)'));
     s = await click('dbg-over');
     assert.equal(s.line, vaultLine('return y;'));
+  });
+
+  it('a long transaction is read in windows: the revert 30,000 steps in, with its stack', async () => {
+    const d = await deployFixtures('foundry-noopt', signer);
+    const hash = (await signer.sendTransaction({ to: d.caller, data: d.iface.caller.encodeFunctionData('callBurn'), gasLimit: 300_000 })).hash;
+    let s = await open(hash);
+    const total = Number(((await page.textContent('#dbg-step')) ?? '').split(' of ')[1]);
+    assert.ok(total > 10_000, `a long trace (${total} steps)`);
+    s = await click('dbg-revert');
+    assert.ok(s.step > 2000, 'outside the first window');
+    assert.equal(s.line, lineOf('while (true) n++;'));
+    assert.deepEqual(s.callStack.map((c) => c.split('  ')[0]), ['Thrower.burn', 'Caller.callBurn']);
+    assert.ok(s.stack.length > 0, 'the stack of the new window');
+    assert.match(s.op, /^pc \d+ {2}\w+/);
+    // Back by instruction stays in that window; the end is one more trace away.
+    const at = s.step;
+    s = await click('dbg-op-prev');
+    assert.equal(s.step, at - 1);
+    assert.ok(s.stack.length > 0);
+    s = await click('dbg-end');
+    assert.equal(s.step, total - 1);
+    assert.ok(s.stack.length > 0);
+    assert.deepEqual(s.callStack.map((c) => c.split('  ')[0]), ['Caller.callBurn']);
   });
 
   it('a composed call: the function from the ABI, its arguments, and a caught revert', async () => {
