@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { JsonRpcProvider, NonceManager, Wallet } from 'ethers';
+import { ContractFactory, Interface, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
 import type { Browser, Page } from 'playwright-core';
 import { startCli, type CliNode } from '../support/cli.js';
-import { KEYS } from '../support/node.js';
+import { artifact, KEYS } from '../support/node.js';
 import { deployFixtures, LAYOUTS, lineOf } from '../support/sourcemaps.js';
 import { deployVault, vaultLine, type Vault } from '../support/vault.js';
 import { launch, ready, screenshot } from '../explorer/browser.js';
@@ -200,6 +200,42 @@ describe('explorer: step debugger (foundry-noopt)', () => {
     assert.equal(s.step, total - 1);
     assert.ok(s.stack.length > 0);
     assert.deepEqual(s.callStack.map((c) => c.split('  ')[0]), ['Caller.callBurn']);
+  });
+
+  it('code without a source map is stepped by instruction', async () => {
+    // Caller and Callee (fixtures/artifacts) have no source map among the node's artifacts.
+    const deploy = async (name: string) => {
+      const a = artifact(name);
+      return (await (await new ContractFactory(a.abi, a.bytecode, signer).deploy()).waitForDeployment()).getAddress();
+    };
+    const [caller, callee] = [await deploy('Caller'), await deploy('Callee')];
+    const hash = (await signer.sendTransaction({ to: caller, data: new Interface(artifact('Caller').abi).encodeFunctionData('callStore', [callee, 7]), gasLimit: 300_000 })).hash;
+    let s = await open(hash);
+    assert.match(s.file, /no source map, stepping by instruction/);
+    assert.equal(s.line, null);
+    assert.deepEqual(s.callStack, ['Caller (no source)'.replace('Caller', caller.toLowerCase())]);
+    s = await click('dbg-into');
+    assert.equal(s.step, 1);
+    assert.deepEqual(s.stack, [word(0x80)], 'after PUSH1 0x80');
+    assert.match(s.op, /^pc 2 {2}PUSH1/);
+    s = await click('dbg-back');
+    assert.equal(s.step, 0);
+    // Step over the CALL into Callee: the next step is Caller's again.
+    const t = (await (await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'debug_traceTransaction', params: [hash, { tracer: 'stepTracer' }] }) })).json()) as { result: { frames: Array<{ callStep: number; end: number; start: number }> } };
+    const child = t.result.frames[1]!;
+    await page.locator('#dbg-slider').fill(String(child.callStep));
+    await page.waitForFunction((n) => document.querySelector('[data-renders]')?.getAttribute('data-step') === String(n), child.callStep);
+    assert.match((await view()).op, /\bCALL\b/);
+    s = await click('dbg-into');
+    assert.equal(s.step, child.start);
+    assert.equal(s.callStack.length, 2);
+    s = await click('dbg-out');
+    assert.equal(s.step, child.end);
+    assert.equal(s.callStack.length, 1);
+    await page.locator('#dbg-slider').fill(String(child.callStep));
+    await page.waitForFunction((n) => document.querySelector('[data-renders]')?.getAttribute('data-step') === String(n), child.callStep);
+    s = await click('dbg-over');
+    assert.equal(s.step, child.end);
   });
 
   it('a composed call: the function from the ABI, its arguments, and a caught revert', async () => {

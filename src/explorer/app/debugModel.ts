@@ -169,16 +169,36 @@ export class DebugModel {
     return undefined;
   }
 
+  /** Whether step `n` runs code without a source map (stepped by instruction). */
+  unmapped(n: number): boolean {
+    return this.trace.frames[this.frameAt(n)]!.contract === null;
+  }
+
   stepInto(n: number): number {
+    if (this.unmapped(n)) return Math.min(n + 1, this.steps - 1);
     return this.seek(n, true, () => true) ?? this.steps - 1;
   }
 
   stepBack(n: number): number {
+    if (this.unmapped(n)) return Math.max(n - 1, 0);
     return this.seek(n, false, () => true) ?? 0;
+  }
+
+  /** Without source: the next instruction of this frame (past a call it makes), or its caller's. */
+  private opOver(n: number): number {
+    const f = this.frameAt(n);
+    const child = this.trace.frames.find((c) => c.parent === f && c.callStep === n && c.start >= 0);
+    return Math.min(child ? child.end : n + 1, this.steps - 1);
+  }
+
+  /** Without source: the first step after this frame returned. */
+  private opOut(n: number): number {
+    return Math.min(this.trace.frames[this.frameAt(n)]!.end, this.steps - 1);
   }
 
   /** The next line at the same Solidity call depth or shallower (or a breakpoint on the way). */
   stepOver(n: number, breakpoints: Set<string>): number {
+    if (this.unmapped(n)) return this.opOver(n);
     const lines = this.trace.lines;
     return (
       this.seek(n, true, (i, cur) => {
@@ -191,6 +211,7 @@ export class DebugModel {
 
   /** The next line in a caller (a shallower Solidity call depth), or a breakpoint on the way. */
   stepOut(n: number, breakpoints: Set<string>): number {
+    if (this.unmapped(n)) return this.opOut(n);
     const lines = this.trace.lines;
     return this.seek(n, true, (i, cur) => this.isBreakpoint(i, breakpoints) || cur < 0 || lines[i]![3] < lines[cur]![3]) ?? this.steps - 1;
   }

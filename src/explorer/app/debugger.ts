@@ -36,6 +36,8 @@ export async function debugView(ctx: Context, root: HTMLElement, fetch: Fetch): 
   let loading: Promise<void> | undefined;
 
   const stepInfo = h('span', { id: 'dbg-step', class: 'mono' });
+  const slider = h('input', { type: 'range', id: 'dbg-slider', min: '0', max: String(model.steps - 1), value: '0', 'aria-label': 'step', class: 'dbg-slider' }) as HTMLInputElement;
+  slider.addEventListener('input', () => go(Number(slider.value)));
   const opInfo = h('div', { id: 'dbg-op', class: 'mono small' });
   const fileTitle = h('h3', { id: 'dbg-file' });
   const source = h('div', { class: 'dbg-source', id: 'dbg-source' });
@@ -88,6 +90,7 @@ export async function debugView(ctx: Context, root: HTMLElement, fetch: Fetch): 
     const f = model.frameAt(n);
     const frame = trace.frames[f]!;
     stepInfo.textContent = `step ${n + 1} of ${model.steps}`;
+    slider.value = String(n);
     opInfo.textContent = w ? `pc ${w.pc}  ${w.op}  gas ${w.g}  cost ${w.c}  depth ${frame.depth}  ${frame.contract ?? ''} ${frame.address ?? ''}` : '';
     const loc = model.locationAt(n);
     if (loc) {
@@ -154,6 +157,7 @@ export async function debugView(ctx: Context, root: HTMLElement, fetch: Fetch): 
           .map(({ fr, i }, k) => h('button', { class: 'small secondary dbg-caught', id: `dbg-caught-${k}`, 'data-frame': i, onclick: () => go(fr.failStep!) }, `caught: ${fr.contract ?? fr.to ?? '?'} ${fr.message ?? ''}`)),
         stepInfo,
       ),
+      h('div', { class: 'row' }, slider),
       opInfo,
     ),
     h(
