@@ -97,6 +97,10 @@ for (const layout of ['foundry-noopt', 'hardhat-opt']) {
       );
       assert.match((await card.locator('.snippet .hit').textContent()) ?? '', /require\(have >= amount, "not enough"\);$/);
       await screenshot(page, `caught-${layout}`);
+      // The page links to the step debugger, which offers the caught failure.
+      await page.click('#debug-link');
+      await page.waitForSelector('[data-renders]');
+      assert.equal(await page.locator('.dbg-caught').count(), 1);
     });
   });
 }

@@ -70,6 +70,14 @@ describe('explorer: step debugger (foundry-noopt)', () => {
     return view();
   };
 
+  /** Press a key and wait for the panes to be drawn again. */
+  const key = async (name: string): Promise<View> => {
+    const before = await page.getAttribute('[data-renders]', 'data-renders');
+    await page.keyboard.press(name);
+    await page.waitForFunction((b) => document.querySelector('[data-renders]')?.getAttribute('data-renders') !== b, before);
+    return view();
+  };
+
   const open = async (hash: string) => {
     const url = `${node.url}/#/debug/${hash}`;
     if (page.url() === url) await page.reload();
@@ -156,6 +164,12 @@ describe('explorer: step debugger (foundry-noopt)', () => {
     assert.equal(s.step, at + 1);
     s = await click('dbg-op-prev');
     assert.equal(s.step, at);
+    // The same by keys: F10 steps over, [ goes one instruction back.
+    s = await key('F10');
+    assert.equal(s.line, vaultLine('bank.withdraw(amount)'));
+    const over = s.step;
+    s = await key('[');
+    assert.equal(s.step, over - 1);
   });
 
   it('breakpoints stop, forwards and backwards', async () => {

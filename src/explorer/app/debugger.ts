@@ -175,5 +175,24 @@ export async function debugView(ctx: Context, root: HTMLElement, fetch: Fetch): 
       ),
     ),
   );
+  // Keys as in most debuggers; the listener goes when the page does.
+  const keys: Record<string, () => number> = {
+    F10: () => model.stepOver(pos, breakpoints),
+    F11: () => model.stepInto(pos),
+    'Shift+F11': () => model.stepOut(pos, breakpoints),
+    F8: () => model.toBreakpoint(pos, breakpoints, true),
+    'Shift+F8': () => model.toBreakpoint(pos, breakpoints, false),
+    '[': () => pos - 1,
+    ']': () => pos + 1,
+  };
+  const onKey = (e: KeyboardEvent) => {
+    if (!root.isConnected) return document.removeEventListener('keydown', onKey);
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+    const target = keys[(e.shiftKey && e.key.startsWith('F') ? 'Shift+' : '') + e.key];
+    if (!target) return;
+    e.preventDefault();
+    go(target());
+  };
+  document.addEventListener('keydown', onKey);
   await render();
 }
