@@ -106,6 +106,20 @@ for (const layout of ['foundry-noopt', 'hardhat-opt']) {
       }
     });
 
+    it("a deployment: the constructor's lines in the init code", async () => {
+      const code = await node.rpc('eth_getCode', [v.teller, 'latest']);
+      assert.ok(code.length > 2);
+      // The Teller's deployment is the last transaction before the tests' own.
+      const block = await node.rpc('eth_getBlockByNumber', ['0x2', false]);
+      const t = (await node.rpc('debug_traceTransaction', [block.transactions[0], { tracer: 'stepTracer' }])) as StepTrace;
+      assert.equal(t.frames[0]!.type, 'CREATE');
+      assert.equal(t.frames[0]!.contract, 'Teller');
+      assert.equal(t.frames[0]!.address, v.teller);
+      const ctor = t.lines.map((e) => t.locations[e[2]]!).find((l) => l.line === vaultLine('bank = b;'));
+      assert.equal(ctor?.function, 'constructor');
+      assert.equal(t.failed, false);
+    });
+
     it('debug_traceCall: a composed call, and a caught revert keeps its own failing step', async () => {
       const data = v.iface.teller.encodeFunctionData('tryServe', [7]);
       const t = (await node.rpc('debug_traceCall', [{ from: await signer.getAddress(), to: v.teller, data }, 'latest', { tracer: 'stepTracer' }])) as StepTrace;
