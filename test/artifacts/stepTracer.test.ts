@@ -164,5 +164,11 @@ describe('stepTracer against the struct logger: every step, read through windows
         for (const [slot, value] of Object.entries(log.storage)) assert.equal(mine[strip(slot).toString()], strip(value), `slot ${slot} after step ${n}`);
       }
     }
+    // The next visit's write names the value it replaced (read before the SSTORE ran).
+    const again = (await signer.sendTransaction({ to: v.teller, data: v.iface.teller.encodeFunctionData('tryServe', [5]), gasLimit: 300_000 })).hash;
+    const t = (await node.rpc('debug_traceTransaction', [again, { tracer: 'stepTracer' }])) as ModelTrace;
+    assert.deepEqual(t.storage.find((e) => e[4] === 'w'), [t.storage.find((e) => e[4] === 'w')![0], 0, '0x0', '0x2', 'w', '0x1']);
+    const m = new DebugModel(t);
+    assert.deepEqual(m.storage(m.steps - 1, v.teller), [{ slot: '0x0', value: '0x2', original: '0x1', changed: true }]);
   });
 });
