@@ -83,7 +83,12 @@ export async function debugView(ctx: Context, root: HTMLElement, fetch: Fetch): 
         .then((t) => model.setWindow(t))
         .finally(() => (loading = undefined));
       stackPane.replaceChildren(h('li', { class: 'dim' }, 'loading…'));
-      await loading;
+      try {
+        await loading;
+      } catch (err) {
+        stackPane.replaceChildren(h('li', { class: 'bad' }, `cannot trace this part: ${(err as Error).message}`));
+        return;
+      }
       if (pos !== n) return;
     }
     const w = model.step(n);
