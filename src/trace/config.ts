@@ -4,6 +4,7 @@
  */
 import { ChainError } from '../chain/core/errors.js';
 import type { SourceLocator } from '../chain/core/sources.js';
+import { stepTracerOptions, type StepTracerOptions } from './stepTracer.js';
 
 export interface StructLoggerOptions {
   enableMemory: boolean;
@@ -34,6 +35,8 @@ export type TracerSpec =
   | { name: 'noopTracer' }
   /** node-rpc's own: the call tree with Solidity source locations (sourceTracer.ts). */
   | { name: 'sourceTracer' }
+  /** node-rpc's own: the explorer's step debugger (stepTracer.ts). */
+  | { name: 'stepTracer'; options: StepTracerOptions }
   | { name: 'muxTracer'; tracers: Array<{ key: string; spec: TracerSpec }> }
   /** OpenEthereum's flat traces (trace_* methods only; not a debug_trace* tracer name). */
   | { name: 'parity' };
@@ -51,7 +54,7 @@ export interface TraceConfig {
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 
-const NAMED_TRACERS = ['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer', 'muxTracer', 'sourceTracer'] as const;
+const NAMED_TRACERS = ['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer', 'muxTracer', 'sourceTracer', 'stepTracer'] as const;
 type NamedTracer = (typeof NAMED_TRACERS)[number];
 
 function invalid(message: string): never {
@@ -157,6 +160,12 @@ function parseTracer(name: NamedTracer, rawConfig: unknown, path: string): Trace
     case 'sourceTracer':
       emptyConfig(rawConfig, where);
       return { name };
+    case 'stepTracer':
+      try {
+        return { name, options: stepTracerOptions(rawConfig) };
+      } catch (err) {
+        return invalid((err as Error).message);
+      }
     case 'muxTracer': {
       if (rawConfig === undefined || rawConfig === null) return { name, tracers: [] };
       if (!isPlainObject(rawConfig)) invalid(`${where}: tracerConfig must be an object mapping tracer names to their configs`);

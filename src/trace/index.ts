@@ -18,6 +18,7 @@ import { NoopTracer } from './noopTracer.js';
 import { ParityTracer } from './parityTracer.js';
 import { PrestateTracer } from './prestateTracer.js';
 import { SourceTracer } from './sourceTracer.js';
+import { StepTracer } from './stepTracer.js';
 import type { SourceLocator } from '../chain/core/sources.js';
 import { StructLogger } from './structLogger.js';
 
@@ -77,6 +78,8 @@ function buildTracer(spec: TracerSpec, target: TraceRun, maxSteps: number | unde
       return new NoopTracer();
     case 'sourceTracer':
       return new SourceTracer(sources);
+    case 'stepTracer':
+      return new StepTracer(spec.options, sources);
     case 'parity':
       return new ParityTracer();
     case 'muxTracer':

@@ -41,6 +41,21 @@ interface Node {
   entry: Place | null;
   exit: Place | null;
   calls: Node[];
+  /** A failure its caller handled (try/catch, a low-level call's `ok`): its message, stack and source. */
+  caught?: Failure;
+}
+
+interface Failure {
+  message: string;
+  stack: Place[];
+  snippet: Array<{ line: number; text: string }>;
+}
+
+/** A failed sub-call, until its caller exits: caught, or passed on (its innermost frame then heads the caller's stack). */
+interface Candidate {
+  node: Node;
+  first: SourceFrame;
+  failure: Failure;
 }
 
 function place(f: SourceFrame | undefined, pc: number): Place {
@@ -62,6 +77,8 @@ export class SourceTracer implements Tracer {
   private root: Node | undefined;
   private topOutput: Uint8Array = new Uint8Array();
   private topError: string | undefined;
+  /** Per open frame, its failed sub-calls with a Solidity stack. */
+  private readonly failed: Candidate[][] = [];
 
   constructor(private readonly locator: SourceLocator = NO_SOURCES) {
     this.recorder = new StackRecorder(locator);
@@ -89,6 +106,7 @@ export class SourceTracer implements Tracer {
     if (parent) parent.calls.push(node);
     else this.root = node;
     this.open.push(node);
+    this.failed.push([]);
   }
 
   opcode(step: StepView): void {
@@ -118,7 +136,14 @@ export class SourceTracer implements Tracer {
     if (result.error !== undefined) node.error = result.error;
     const evmError = result.error === undefined ? undefined : result.error === 'execution reverted' ? 'revert' : result.error;
     const code = frame.msg?.code;
-    this.recorder.exit(evmError, result.output, code instanceof Uint8Array ? code : undefined);
+    const stack = this.recorder.exit(evmError, result.output, code instanceof Uint8Array ? code : undefined);
+    // Sub-calls that failed and whose failure this frame did not pass on were caught here.
+    for (const c of this.failed.pop() ?? []) if (stack?.frames[0] !== c.first) c.node.caught = c.failure;
+    if (evmError !== undefined && stack !== undefined && stack.frames.length > 0 && this.open.length > 0) {
+      const full: SourceStack = { ...stack, frames: [...stack.frames, ...this.recorder.callSites()] };
+      const base = evmError === 'revert' ? revertMessage(result.output) : evmError;
+      this.failed[this.failed.length - 1]!.push({ node, first: stack.frames[0]!, failure: this.failure(base, full) });
+    }
     if (this.open.length === 0) {
       this.topOutput = result.output;
       this.topError = evmError;
@@ -132,8 +157,11 @@ export class SourceTracer implements Tracer {
     return { ...this.root, revert: this.revert(stack) };
   }
 
-  private revert(stack: SourceStack): unknown {
-    const base = this.topError === 'revert' ? revertMessage(this.topOutput) : this.topError!;
+  private revert(stack: SourceStack): Failure {
+    return this.failure(this.topError === 'revert' ? revertMessage(this.topOutput) : this.topError!, stack);
+  }
+
+  private failure(base: string, stack: SourceStack): Failure {
     const inner = stack.frames[0]?.location;
     return {
       message: failureMessage(base, stack, this.locator),

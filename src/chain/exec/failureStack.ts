@@ -113,6 +113,17 @@ export class StackRecorder {
     return f && f.callPc >= 0 ? frameOf(f, f.callPc) : undefined;
   }
 
+  /** Where each running frame made its last sub-call, innermost first (the callers of a frame that just exited). */
+  callSites(): SourceFrame[] {
+    const out: SourceFrame[] = [];
+    for (let i = this.live.length - 1; i >= 0; i--) {
+      const f = this.live[i]!;
+      const site = f.callPc >= 0 ? frameOf(f, f.callPc) : undefined;
+      if (site) out.push(site);
+    }
+    return out;
+  }
+
   /** The running frame exits; `error` is the EVM's (`revert`, `out of gas`, …). Returns its failure's stack. */
   exit(error: string | undefined, data: Uint8Array, called?: Uint8Array): SourceStack | undefined {
     const f = this.live.pop();

@@ -20,7 +20,15 @@ export interface SourceNode {
   exit: Place | null;
   callSite?: Place;
   calls?: SourceNode[];
-  revert?: { message: string; stack: Place[]; snippet: Array<{ line: number; text: string }> };
+  revert?: Failure;
+  /** A failure the frame's caller handled (try/catch), with its own Solidity stack. */
+  caught?: Failure;
+}
+
+interface Failure {
+  message: string;
+  stack: Place[];
+  snippet: Array<{ line: number; text: string }>;
 }
 
 /** The source of each frame's code, from the command's artifacts (code read from the node). */
@@ -70,18 +78,27 @@ export function pairFrames<F extends { type: string; calls?: F[] }>(call: F, sou
 
 export const placeText = (p: Place): string => `${p.contract ?? '?'}${p.function ? '.' + p.function : ''} ${p.file}:${p.line}${p.column ? ':' + p.column : ''}`;
 
-/** The lines under the tree: the revert's message and the source around it. */
-export function revertLines(root: SourceNode): string[] {
-  const r = root.revert;
-  if (!r) return [];
+function failureLines(r: Failure, label: string): string[] {
   const c = styles();
   const target = r.stack[0]?.line;
   const width = String(r.snippet[r.snippet.length - 1]?.line ?? 0).length;
   return [
     '',
-    c.red(safe(r.message)),
+    c.red(label + safe(r.message)),
     ...r.snippet.map((s) => `${s.line === target ? c.red('>') : ' '} ${c.dim(String(s.line).padStart(width) + ' |')} ${safe(s.text)}`),
   ];
+}
+
+/** The lines under the tree: each caught failure and the revert, with their messages and the source around them. */
+export function revertLines(root: SourceNode): string[] {
+  const out: string[] = [];
+  const visit = (n: SourceNode) => {
+    if (n.caught) out.push(...failureLines(n.caught, 'caught: '));
+    n.calls?.forEach(visit);
+  };
+  visit(root);
+  if (root.revert) out.push(...failureLines(root.revert, ''));
+  return out;
 }
 
 interface StructLog {

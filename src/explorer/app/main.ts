@@ -5,6 +5,8 @@
 import { Artifacts, type ContractArtifact } from '../../artifacts/artifacts.js';
 import { addressPage } from './address.js';
 import { blockPage } from './block.js';
+import { debugCallPage } from './debugCall.js';
+import { debugTxPage } from './debugger.js';
 import { homePage } from './home.js';
 import { poolPage } from './pool.js';
 import { Rpc } from './rpc.js';
@@ -70,9 +72,12 @@ async function main(): Promise<void> {
     leave = [];
     const view = h('div', { class: 'view' });
     main.replaceChildren(view);
-    const [, page, arg] = location.hash.split('/');
+    const [path, query] = location.hash.split('?');
+    const [, page, arg] = path!.split('/');
     try {
       if (page === 'block' && arg) await blockPage(ctx, view, arg);
+      else if (page === 'debug' && arg) await debugTxPage(ctx, view, arg);
+      else if (page === 'debug') await debugCallPage(ctx, view, new URLSearchParams(query ?? ''));
       else if (page === 'tx' && arg) await txPage(ctx, view, arg);
       else if (page === 'address' && arg) await addressPage(ctx, view, arg);
       else if (page === 'pool') await poolPage(ctx, view, () => void route());

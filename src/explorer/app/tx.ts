@@ -47,6 +47,8 @@ async function frameReason(ctx: Context, frame: Frame): Promise<string | undefin
   return decoded ? `${frame.error}: ${decoded}` : frame.error;
 }
 
+const anyFailed = (f: Frame): boolean => f.error !== undefined || (f.calls ?? []).some(anyFailed);
+
 /** The call tree as nested lists. */
 function callTree(ctx: Context, frame: Frame): HTMLElement {
   const label = h('span', { class: 'frame' }, h('b', null, frame.type), ' ', ctx.addr(frame.from), ' → ', frame.to ? ctx.addr(frame.to) : '?');
@@ -100,6 +102,7 @@ export async function txPage(ctx: Context, root: HTMLElement, hash: string): Pro
   const fee = receipt?.effectiveGasPrice ? big(receipt.gasUsed) * big(receipt.effectiveGasPrice) : undefined;
   root.append(
     h('h1', null, 'Transaction'),
+    receipt ? h('p', { class: 'nav' }, h('a', { href: `#/debug/${tx.hash}`, id: 'debug-link' }, 'step through it in the debugger')) : '',
     h(
       'section',
       { class: 'card' },
@@ -132,8 +135,10 @@ export async function txPage(ctx: Context, root: HTMLElement, hash: string): Pro
   // Call tree (callTracer), its revert reason, console.log lines and the gas flame view.
   const traceBox = h('section', { class: 'card' }, h('h2', null, 'Call tree'));
   root.append(traceBox);
+  let callTrace: Frame | undefined;
   try {
     const trace = await rpc.call<Frame>('debug_traceTransaction', [hash, { tracer: 'callTracer' }]);
+    callTrace = trace;
     const reason = await frameReason(ctx, trace);
     if (reason) traceBox.append(h('div', { class: 'revert', id: 'revert-reason' }, `reverted: ${reason}`));
     traceBox.append(h('ul', { class: 'tree', id: 'call-tree' }, callTree(ctx, trace)), h('h3', null, 'Gas by call'), flame(ctx, trace));
@@ -142,6 +147,6 @@ export async function txPage(ctx: Context, root: HTMLElement, hash: string): Pro
   } catch (err) {
     traceBox.append(h('p', { class: 'dim' }, `no call trace: ${(err as Error).message}`));
   }
-  if (receipt.status === '0x0') await sourceView(ctx, root, hash);
+  if (receipt.status === '0x0' || (callTrace !== undefined && anyFailed(callTrace))) await sourceView(ctx, root, hash);
   root.append(stepsView(ctx, hash));
 }
