@@ -29,7 +29,7 @@ import { corsHeaders } from './cors.js';
 import { Gate, isRefusal, type Client, type GateOptions, type Refusal } from './gate.js';
 import { Metrics, type Gauge } from './metrics.js';
 import { serveSocket } from './socket.js';
-import { acceptableContentType, chunked, errorBody, formatHost, ignore, internalErrorBody, nextTurn, rawResponse, type Body, type RpcHandler } from './wire.js';
+import { acceptableContentType, chunked, drainedOrClosed, errorBody, formatHost, ignore, internalErrorBody, nextTurn, rawResponse, type Body, type RpcHandler } from './wire.js';
 
 export type { Body, RpcHandler } from './wire.js';
 
@@ -158,7 +158,7 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
     try {
       for (const chunk of chunked(pieces)) {
         if (res.destroyed) return;
-        if (!res.write(chunk)) await new Promise((r) => res.once('drain', r).once('close', r));
+        if (!res.write(chunk)) await drainedOrClosed(res);
         else await nextTurn();
       }
     } catch {

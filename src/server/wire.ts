@@ -41,6 +41,21 @@ export function* chunked(pieces: Iterable<string>): Generator<Buffer> {
 
 export const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
+/**
+ * Resolves once `stream` drains or closes, and leaves neither listener behind (a streamed answer
+ * waits here once per full socket buffer: listeners left over piled up past Node's warning).
+ */
+export function drainedOrClosed(stream: NodeJS.EventEmitter): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.once('drain', done).once('close', done);
+  });
+}
+
 /** A JSON-RPC error envelope with a null id, for transport-level failures. */
 export function errorBody(code: number, message: string): string {
   return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });

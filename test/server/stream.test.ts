@@ -8,9 +8,26 @@ import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { startCli, type CliNode } from '../support/cli.js';
 import { ADDRS } from '../support/node.js';
+import { EventEmitter } from 'node:events';
+import { drainedOrClosed } from '../../src/server/wire.js';
 
 /** Creation code that loops `n` times (7 steps an iteration), then stops. */
 const loop = (n: number) => `0x62${n.toString(16).padStart(6, '0')}5b600190038060045700`;
+
+test('waiting for a drain many times leaves neither listener behind', async () => {
+  const socket = new EventEmitter();
+  for (let i = 0; i < 50; i++) {
+    const waited = drainedOrClosed(socket);
+    socket.emit('drain');
+    await waited;
+  }
+  assert.equal(socket.listenerCount('drain'), 0);
+  assert.equal(socket.listenerCount('close'), 0);
+  const closed = drainedOrClosed(socket);
+  socket.emit('close');
+  await closed;
+  assert.equal(socket.listenerCount('drain'), 0);
+});
 
 describe('large answers are streamed', () => {
   let node: CliNode;
@@ -33,6 +50,15 @@ describe('large answers are streamed', () => {
     // A small answer is still one piece with its length.
     const small = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
     assert.equal(small.headers.get('content-length'), String('{"jsonrpc":"2.0","id":1,"result":"0x3d8"}'.length));
+  });
+
+  test('a long streamed answer leaves no listeners behind on the socket (no MaxListenersExceededWarning)', async () => {
+    // With memory the answer is some megabytes: the write waits for the socket to drain many times.
+    const res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'debug_traceTransaction', params: [hash, { enableMemory: true }] }) });
+    const text = await res.text();
+    assert.ok(text.length > 1_000_000, `a long answer (${text.length} bytes)`);
+    assert.equal(JSON.parse(text).id, 3);
+    assert.doesNotMatch(node.output(), /MaxListenersExceeded/);
   });
 
   test('over WebSocket: one fragmented message; answers sent meanwhile arrive whole after it', async () => {
