@@ -71,6 +71,7 @@ export class SourceLoader {
     let compilation = this.hardhatRuns.get(infoPath);
     if (compilation === undefined) {
       compilation = hardhatCompilation(info);
+      if (compilation) compilation.root = dirname(dirname(dirname(infoPath)));
       this.hardhatRuns.set(infoPath, compilation);
     }
     if (compilation === null) return;
@@ -93,6 +94,8 @@ export class SourceLoader {
     const meta = metadataOf(json);
     const target = Object.keys((meta?.settings as Json | undefined)?.compilationTarget ?? {})[0];
     if (own !== undefined && target !== undefined && !compilation.files.has(own)) this.addFoundryFile(compilation, out, own, target, meta);
+    // Built with --ast: the file's AST (coverage).
+    if (own !== undefined && json.ast !== null && typeof json.ast === 'object' && !compilation.asts.has(own)) compilation.asts.set(own, json.ast);
     // Files named in this artifact's metadata that the id table knows: checked against their hashes.
     for (const [id, file] of compilation.files) {
       if (this.checked.has(file)) continue;
@@ -113,6 +116,7 @@ export class SourceLoader {
 
   private foundryCompilation(out: string): Compilation | null {
     const compilation = new Compilation();
+    compilation.root = dirname(out);
     let names: string[] = [];
     try {
       names = readdirSync(join(out, 'build-info')).filter((n) => n.endsWith('.json')).sort();
@@ -176,13 +180,16 @@ function maskWith(hex: string, masks: Masks): string {
 }
 
 function hardhatCompilation(info: Json): Compilation | null {
-  const sources = (info.output as Json | undefined)?.sources as Record<string, { id?: unknown }> | undefined;
+  const sources = (info.output as Json | undefined)?.sources as Record<string, { id?: unknown; ast?: unknown }> | undefined;
   const inputs = (info.input as Json | undefined)?.sources as Record<string, { content?: unknown }> | undefined;
   if (!sources || !inputs) return null;
   const compilation = new Compilation();
   for (const [name, s] of Object.entries(sources)) {
     const content = inputs[name]?.content;
-    if (typeof s?.id === 'number' && typeof content === 'string') compilation.files.set(s.id, new SourceText(name, content));
+    if (typeof s?.id === 'number' && typeof content === 'string') {
+      compilation.files.set(s.id, new SourceText(name, content));
+      if (s.ast !== null && typeof s.ast === 'object') compilation.asts.set(s.id, s.ast);
+    }
   }
   return compilation;
 }
