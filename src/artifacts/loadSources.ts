@@ -71,7 +71,7 @@ export class SourceLoader {
     let compilation = this.hardhatRuns.get(infoPath);
     if (compilation === undefined) {
       compilation = hardhatCompilation(info);
-      if (compilation) compilation.root = dirname(dirname(dirname(infoPath)));
+      if (compilation) compilation.root = projectRoot(dirname(dirname(infoPath)), compilation);
       this.hardhatRuns.set(infoPath, compilation);
     }
     if (compilation === null) return;
@@ -154,6 +154,31 @@ export class SourceLoader {
     const have = '0x' + bytesToHex(keccak_256(new TextEncoder().encode(file.text)));
     if (have === want.toLowerCase()) return true;
     this.warnOnce(out, `${file.name} changed since it was compiled`);
+    return false;
+  }
+}
+
+/**
+ * The folder source names are relative to: the nearest folder at or above the artifacts folder
+ * holding one of the compilation's files (Hardhat keeps its artifacts folder anywhere under the
+ * project); the artifacts folder's parent when none is found.
+ */
+function projectRoot(artifacts: string, compilation: Compilation): string {
+  const names = [...compilation.files.values()].map((f) => f.name).filter((n) => !n.startsWith('/'));
+  for (let dir = artifacts, i = 0; i < 6; i++) {
+    // A file: Hardhat's artifacts folder has a folder of the same name for each source.
+    if (names.some((n) => isFile(join(dir, n)))) return dir;
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return dirname(artifacts);
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
     return false;
   }
 }

@@ -5,7 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Coverage } from './coverage.js';
-import { istanbul, lcov, summaryTable } from './formats.js';
+import { istanbul, lcov, lineCounts, summaryTable, totals, type Totals } from './formats.js';
 import { GasReport, gasTable } from './gas.js';
 
 export { Coverage } from './coverage.js';
@@ -19,12 +19,27 @@ export interface Reports {
 }
 
 /** The formats node_coverage answers in. */
-export type CoverageFormat = 'istanbul' | 'lcov' | 'summary';
+export type CoverageFormat = 'istanbul' | 'lcov' | 'summary' | 'source';
+
+/** A file as the explorer shows it: every line, with the most its statements ran (null: no statement starts there). */
+export interface SourceCoverage {
+  path: string;
+  lines: Array<{ text: string; hits: number | null }>;
+  totals: Totals;
+}
 
 export function coverageIn(coverage: Coverage, format: CoverageFormat): unknown {
   const counts = coverage.counts();
   if (format === 'lcov') return lcov(counts);
   if (format === 'summary') return summaryTable(counts, process.cwd());
+  if (format === 'source') {
+    return counts.map((c): SourceCoverage => {
+      const hits = lineCounts(c);
+      const file = c.model.file;
+      const lines = Array.from({ length: file.lineCount }, (_, i) => ({ text: file.line(i + 1), hits: hits.get(i + 1) ?? null }));
+      return { path: c.path, lines, totals: totals(c) };
+    });
+  }
   return istanbul(counts);
 }
 

@@ -9,7 +9,7 @@ import { ChainError } from '../../chain/core/errors.js';
 import { invalidParams } from '../errors.js';
 import { method, type MethodDef } from '../registry.js';
 
-const FORMATS: readonly CoverageFormat[] = ['istanbul', 'lcov', 'summary'];
+const FORMATS: readonly CoverageFormat[] = ['istanbul', 'lcov', 'summary', 'source'];
 
 function off(flag: string): never {
   throw new ChainError(`${flag} is off: start the node with ${flag}`);
