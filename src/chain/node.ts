@@ -212,9 +212,9 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
     return this.runtime.sources;
   }
 
-  /** eth_call on worker threads (--call-workers); undefined: calls run on this thread only (always while coverage is recorded). */
+  /** eth_call on worker threads (--call-workers); undefined: calls run on this thread only. */
   get callWorkers(): CallWorkers | undefined {
-    return this.runtime.coverage === undefined ? this.runtime.callWorkers : undefined;
+    return this.runtime.callWorkers;
   }
 
   /** Where executed instructions are counted (--coverage); undefined: nothing is hooked. */

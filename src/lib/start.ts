@@ -99,7 +99,8 @@ export async function bootDev(options: StartOptions = {}): Promise<Booted> {
   if (options.calls?.gasCap !== undefined) node.callBounds.gasCap = options.calls.gasCap;
   if (options.calls?.timeoutMs !== undefined) node.callBounds.timeoutMs = options.calls.timeoutMs;
   if (options.artifacts !== undefined && options.artifacts.sources.mapped > 0) node.configure({ sources: options.artifacts.locator() });
-  if (options.callWorkers) node.configure({ callWorkers: new CallWorkers(node.trieNodes, options.callWorkers, () => ({ chainId: node.config.chainId, hardfork: node.config.hardfork, codeSizeLimit: node.config.codeSizeLimit })) });
+  // Coverage counts calls on this thread: no call workers with it.
+  if (options.callWorkers && options.reports?.coverage === undefined) node.configure({ callWorkers: new CallWorkers(node.trieNodes, options.callWorkers, () => ({ chainId: node.config.chainId, hardfork: node.config.hardfork, codeSizeLimit: node.config.codeSizeLimit })) });
   let loaded: LoadResult | undefined;
   if (options.loadState !== undefined) {
     try {
