@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
-import { custom } from 'viem';
+import { custom, encodeFunctionData } from 'viem';
 import { startCli, type CliNode } from '../support/cli.js';
 import { tempDir } from '../support/tmp.js';
 import { createNode } from '../../src/lib/index.js';
@@ -118,16 +118,25 @@ describe('coverage and gas reports of a Hardhat project tested with viem under n
     assert.match(genhtml.out, /functions\.+: 92\.3% \(12 of 13 functions\)/);
   });
 
-  test('createNode({ coverage: true }) counts the same suite in process; node_resetCoverage zeroes every count', async () => {
+  test('createNode({ coverage: true }) counts the same suite in process; node_resetCoverage zeroes every count; estimates do not count, traces do', async () => {
     const lib = await createNode({ coverage: true, artifacts: [`${HARDHAT_PROJECT}/artifacts`] });
     try {
       // No retries: viem retries a failed request of a custom transport, which would run the reverting eth_calls again.
-      await scenario(custom(lib.provider, { retryCount: 0 }), artifact);
+      const { bank } = await scenario(custom(lib.provider, { retryCount: 0 }), artifact);
       const json = (await lib.provider.request({ method: 'node_coverage' })) as Record<string, FileCoverage>;
       checkBank(fileOf(json, 'Bank.sol'));
       assert.equal(await lib.provider.request({ method: 'node_resetCoverage' }), true);
       const reset = fileOf((await lib.provider.request({ method: 'node_coverage' })) as Record<string, FileCoverage>, 'Bank.sol');
       assert.ok(Object.values(reset.s).every((n) => n === 0) && Object.values(reset.f).every((n) => n === 0) && Object.values(reset.b).flat().every((n) => n === 0));
+      // An estimate does not count; a traced call does, the ternary's other side included.
+      const { abi } = await artifact('Bank');
+      const from = lib.accounts[0]!.address;
+      await lib.provider.request({ method: 'eth_estimateGas', params: [{ from, to: bank, value: '0x1', data: encodeFunctionData({ abi, functionName: 'deposit' }) }] });
+      await lib.provider.request({ method: 'debug_traceCall', params: [{ to: bank, data: encodeFunctionData({ abi, functionName: 'fee', args: [1000n, false] }) }, 'latest', { tracer: 'callTracer' }] });
+      const after = fileOf((await lib.provider.request({ method: 'node_coverage' })) as Record<string, FileCoverage>, 'Bank.sol');
+      assert.equal(functionHits(after)['Bank.deposit'], 0);
+      assert.equal(functionHits(after)['Bank.fee'], 1);
+      assert.deepEqual(branchHits(after).find(([where]) => where === '38:cond-expr'), ['38:cond-expr', [0, 1]]);
       await assert.rejects(lib.provider.request({ method: 'node_gasReport' }), /--gas-report is off/);
     } finally {
       await lib.close();
