@@ -79,7 +79,7 @@ export class Coverage implements CoverageRecorder {
     }
   }
 
-  /** Whether any loaded artifact has an AST (without one nothing can be reported). */
+  /** How many source files have an AST (with none, nothing can be reported). */
   get files(): number {
     this.allModels();
     return this.byPath.size;

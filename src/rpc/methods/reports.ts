@@ -1,7 +1,8 @@
 /**
  * node_coverage / node_resetCoverage (--coverage) and node_gasReport / node_resetGasReport
  * (--gas-report): the reports read and reset while the node runs, so a runner can collect them
- * per test file or per worker. Without the flag the methods answer that it is off.
+ * per test file or per worker. Registered on a node started with either flag; the report not
+ * asked for answers that it is off.
  */
 import { coverageIn, type CoverageFormat, type Reports } from '../../coverage/index.js';
 import { optional, string } from '../codecs.js';
