@@ -71,6 +71,7 @@ export class SourceLoader {
     let compilation = this.hardhatRuns.get(infoPath);
     if (compilation === undefined) {
       compilation = hardhatCompilation(info);
+      if (compilation) compilation.root = projectRoot(dirname(dirname(infoPath)), compilation);
       this.hardhatRuns.set(infoPath, compilation);
     }
     if (compilation === null) return;
@@ -93,6 +94,8 @@ export class SourceLoader {
     const meta = metadataOf(json);
     const target = Object.keys((meta?.settings as Json | undefined)?.compilationTarget ?? {})[0];
     if (own !== undefined && target !== undefined && !compilation.files.has(own)) this.addFoundryFile(compilation, out, own, target, meta);
+    // Built with --ast: the file's AST (coverage).
+    if (own !== undefined && json.ast !== null && typeof json.ast === 'object' && !compilation.asts.has(own)) compilation.asts.set(own, json.ast);
     // Files named in this artifact's metadata that the id table knows: checked against their hashes.
     for (const [id, file] of compilation.files) {
       if (this.checked.has(file)) continue;
@@ -113,6 +116,7 @@ export class SourceLoader {
 
   private foundryCompilation(out: string): Compilation | null {
     const compilation = new Compilation();
+    compilation.root = dirname(out);
     let names: string[] = [];
     try {
       names = readdirSync(join(out, 'build-info')).filter((n) => n.endsWith('.json')).sort();
@@ -154,6 +158,31 @@ export class SourceLoader {
   }
 }
 
+/**
+ * The folder source names are relative to: the nearest folder at or above the artifacts folder
+ * holding one of the compilation's files (Hardhat keeps its artifacts folder anywhere under the
+ * project); the artifacts folder's parent when none is found.
+ */
+function projectRoot(artifacts: string, compilation: Compilation): string {
+  const names = [...compilation.files.values()].map((f) => f.name).filter((n) => !n.startsWith('/'));
+  for (let dir = artifacts, i = 0; i < 6; i++) {
+    // A file: Hardhat's artifacts folder has a folder of the same name for each source.
+    if (names.some((n) => isFile(join(dir, n)))) return dir;
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return dirname(artifacts);
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 function metadataOf(json: Json): Json | undefined {
   if (json.metadata && typeof json.metadata === 'object') return json.metadata as Json;
   if (typeof json.rawMetadata === 'string') {
@@ -176,13 +205,16 @@ function maskWith(hex: string, masks: Masks): string {
 }
 
 function hardhatCompilation(info: Json): Compilation | null {
-  const sources = (info.output as Json | undefined)?.sources as Record<string, { id?: unknown }> | undefined;
+  const sources = (info.output as Json | undefined)?.sources as Record<string, { id?: unknown; ast?: unknown }> | undefined;
   const inputs = (info.input as Json | undefined)?.sources as Record<string, { content?: unknown }> | undefined;
   if (!sources || !inputs) return null;
   const compilation = new Compilation();
   for (const [name, s] of Object.entries(sources)) {
     const content = inputs[name]?.content;
-    if (typeof s?.id === 'number' && typeof content === 'string') compilation.files.set(s.id, new SourceText(name, content));
+    if (typeof s?.id === 'number' && typeof content === 'string') {
+      compilation.files.set(s.id, new SourceText(name, content));
+      if (s.ast !== null && typeof s.ast === 'object') compilation.asts.set(s.id, s.ast);
+    }
   }
   return compilation;
 }

@@ -10,6 +10,10 @@ import { decodeSourceMap, instructionIndex, type MapEntry, SourceText } from './
 export class Compilation {
   readonly files = new Map<number, SourceText>();
   readonly generated = new Set<number>();
+  /** The solc AST of each file, by source id, when the build output has it (coverage reads them). */
+  readonly asts = new Map<number, unknown>();
+  /** The project folder source names are relative to, when known. */
+  root: string | undefined;
   byName(name: string): SourceText | undefined {
     for (const f of this.files.values()) if (f.name === name) return f;
     return undefined;
@@ -77,6 +81,8 @@ function hexToBytes(hex: string): Uint8Array {
 
 class ContractSource implements CodeSource {
   readonly name: string;
+  /** What this source was built from: code, source map, compilation. */
+  readonly origin: MappedCode;
   private readonly map: MapEntry[];
   private readonly index: Int32Array;
   private readonly compilation: Compilation;
@@ -84,6 +90,7 @@ class ContractSource implements CodeSource {
 
   constructor(m: MappedCode) {
     this.name = m.name;
+    this.origin = m;
     this.map = decodeSourceMap(m.sourceMap);
     this.index = instructionIndex(hexToBytes(m.code));
     this.compilation = m.compilation;
@@ -177,6 +184,17 @@ export class SourceIndex implements Omit<SourceLocator, 'describeError'> {
       return e.source;
     }
     return undefined;
+  }
+
+  /** The compiler output the source of `code` comes from (see `code`). */
+  origin(code: Uint8Array, create: boolean): MappedCode | undefined {
+    const s = this.code(code, create);
+    return s instanceof ContractSource ? s.origin : undefined;
+  }
+
+  /** Every compiler run registered. */
+  runs(): Iterable<Compilation> {
+    return this.compilations;
   }
 
   snippet(file: string, line: number, radius: number): Array<{ line: number; text: string }> {

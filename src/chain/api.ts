@@ -12,6 +12,7 @@ import type { Account, Address } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import type { ChainConfig } from './core/config.js';
 import type { SourceLocator } from './core/sources.js';
+import type { CoverageRecorder } from './core/coverage.js';
 import type { BlockRef, MinedTx, StateOverrides, StoredBlock, TxRequest } from './core/types.js';
 import type { LiveState, PoolEdits } from './controls/cheats.js';
 import type { History } from './controls/history.js';
@@ -160,6 +161,8 @@ export interface Tracing extends ReplayHost {
   readonly maxTraceSteps: number;
   /** Source maps of the user's contracts (--artifacts), for Solidity stacks in traces. */
   readonly sources: SourceLocator | undefined;
+  /** Counts traced runs' instructions (--coverage). */
+  readonly coverage: CoverageRecorder | undefined;
   /** A private VM in the state of block `ref`, and the block a call there runs in. */
   vmFor(ref: BlockRef): Promise<{ vm: VM; at: StoredBlock; block: Block }>;
   /** The block context a call executes in (a zero base fee for fee-less calls). */

@@ -11,6 +11,8 @@ import type { BlockRef, StateOverrides, StoredBlock, TxRequest } from './core/ty
 import { capGas, gasCapAt, withTimeout } from './exec/bounds.js';
 import { call, createAccessList, type AccessListResult } from './exec/call.js';
 import { estimateGas } from './exec/estimate.js';
+import { recordCoverage } from './exec/coverage.js';
+import type { CoverageRecorder } from './core/coverage.js';
 import { explained, type ExplainHost } from './exec/explain.js';
 import { routedCall, type CallHost } from './exec/offload/call.js';
 import type { CallWorkers } from './exec/offload/pool.js';
@@ -22,6 +24,8 @@ export interface ExecutionHost extends CallHost, ExplainHost {
   readonly forkLink: { readonly fork: unknown };
   /** eth_call on worker threads (--call-workers); undefined: calls run on this thread only. */
   readonly callWorkers: CallWorkers | undefined;
+  /** Counts eth_call's instructions (--coverage). */
+  readonly coverage: CoverageRecorder | undefined;
   /** A private VM in the state of block `ref`, and the block a call there runs in. */
   vmFor(ref: BlockRef): Promise<{ vm: VM; at: StoredBlock; block: Block }>;
 }
@@ -44,7 +48,11 @@ export class Execution {
 
   private callHere(req: TxRequest, ref: BlockRef, overrides: StateOverrides | undefined): Promise<Uint8Array> {
     const n = this.n;
-    return n.withVm(ref, (vm, block) => withTimeout(vm.evm, n.callBounds.timeoutMs, () => call(vm, n.callBlock(block, req), n.capped(req, block), overrides)));
+    const coverage = n.coverage;
+    return n.withVm(ref, (vm, block) => {
+      const run = () => call(vm, n.callBlock(block, req), n.capped(req, block), overrides);
+      return withTimeout(vm.evm, n.callBounds.timeoutMs, coverage === undefined ? run : () => recordCoverage(vm.evm.events, coverage, run));
+    });
   }
 
   /** eth_estimateGas: the smallest gas that succeeds, within the block's gas limit and the RPC gas cap. */

@@ -25,6 +25,7 @@ import { Owners } from './core/owner.js';
 import type { AccessListResult } from './exec/call.js';
 import { Execution } from './execution.js';
 import type { SourceLocator } from './core/sources.js';
+import type { CoverageRecorder } from './core/coverage.js';
 import type { CallWorkers } from './exec/offload/pool.js';
 import { RecordedStore } from './exec/offload/replica.js';
 import { DEFAULT_CALL_TIMEOUT_MS, capGas, gasCapAt, type CallBounds } from './exec/bounds.js';
@@ -63,6 +64,8 @@ export interface RuntimeOptions {
   callWorkers?: CallWorkers;
   /** Pool limits (--txpool-* flags). */
   poolLimits?: PoolLimits;
+  /** Counts the instructions of mined transactions, eth_calls and traces (--coverage). */
+  coverage?: CoverageRecorder;
 }
 
 interface EngineParts {
@@ -88,10 +91,11 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   readonly trieNodes: RecordedStore;
   /** The fork this chain runs on, if any (shared with the state manager and the EVM's history). */
   readonly forkLink: ForkLink<Fork>;
-  private runtime: { maxTraceSteps: number; sources: SourceLocator | undefined; callWorkers: CallWorkers | undefined } = {
+  private runtime: { maxTraceSteps: number; sources: SourceLocator | undefined; callWorkers: CallWorkers | undefined; coverage: CoverageRecorder | undefined } = {
     maxTraceSteps: DEFAULT_MAX_TRACE_STEPS,
     sources: undefined,
     callWorkers: undefined,
+    coverage: undefined,
   };
 
   // ---------------------------------------------------------------- owners (core/owner.ts)
@@ -194,6 +198,7 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
     // Named as undefined: turned off.
     if ('sources' in o) this.runtime.sources = o.sources;
     if ('callWorkers' in o) this.runtime.callWorkers = o.callWorkers;
+    if ('coverage' in o) this.runtime.coverage = o.coverage;
     if (o.poolLimits !== undefined) this.pool.setLimits(o.poolLimits);
   }
 
@@ -210,6 +215,11 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   /** eth_call on worker threads (--call-workers); undefined: calls run on this thread only. */
   get callWorkers(): CallWorkers | undefined {
     return this.runtime.callWorkers;
+  }
+
+  /** Where executed instructions are counted (--coverage); undefined: nothing is hooked. */
+  get coverage(): CoverageRecorder | undefined {
+    return this.runtime.coverage;
   }
 
   /** The chain's rules (replaced when the chain id changes). */

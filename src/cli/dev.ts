@@ -51,6 +51,8 @@ interface DevFlags {
   forkChainId?: number;
   forkCache?: string;
   artifacts?: string[];
+  coverage?: string;
+  gasReport?: string | boolean;
   explorer: boolean;
   clientVersion?: string;
   rpcGasCap?: bigint;
@@ -103,6 +105,8 @@ export function devCommand(program: Command): void {
     .option('--fork-chain-id <id>', "the upstream's chain id, so it need not be asked (with --fork-block-number and a warm --fork-cache nothing is read at start)", intIn(1, Number.MAX_SAFE_INTEGER, 'fork chain id'))
     .option('--fork-cache <dir>', 'keep what is read from the upstream in <dir>, per chain id and fork block (default: off)')
     .option('--artifacts <dir>', 'Hardhat or Foundry build output (or any folder of ABI JSON files) naming contracts, functions, events and errors in the log and the explorer; repeatable (default: ./artifacts and ./out when present)', (value: string, prev: string[] | undefined) => [...(prev ?? []), value])
+    .option('--coverage <dir>', 'record Solidity coverage (statements, branches, functions, lines) of mined transactions, eth_calls and debug traces from the artifacts\' source maps and ASTs; on exit write <dir>/lcov.info and <dir>/coverage-final.json and print a summary (read and reset while running: node_coverage, node_resetCoverage)')
+    .option('--gas-report [file]', 'gas of mined transactions per contract and function (calls, min, max, average, median) and each deployment\'s gas and code size; on exit print the table and write the JSON to [file] (read and reset while running: node_gasReport, node_resetGasReport)')
     .option('--no-explorer', 'do not serve the block explorer on GET / (browsers get the JSON health answer)')
     .option('--client-version <string>', 'the web3_clientVersion answer (default: "anvil-node-rpc/v<version>/<os>-<arch>/<node>", so tools that gate on anvil or Hardhat accept the node)', clientVersionFlag)
     .option('--disable-default-create2-deployer', 'do not predeploy the deterministic CREATE2 deployer at 0x4e59b44847b379578588920ca78fbf26c0b4956c (a fork never gets it: it is the upstream\'s)')
@@ -234,6 +238,8 @@ function nodeOptions(flags: DevFlags & { blockBaseFeePerGas?: bigint }, cmd: Com
     state: flags.state,
     stateInterval: flags.stateInterval,
     artifacts: flags.artifacts ?? detectArtifactDirs(),
+    coverage: flags.coverage,
+    gasReport: flags.gasReport,
     explorer: flags.explorer,
     clientVersion: flags.clientVersion,
     logging: out,

@@ -21,6 +21,7 @@ import type { Dispatcher } from '../rpc/dispatch.js';
 import { Provider } from '../rpc/provider.js';
 import type { RpcServer } from '../server/server.js';
 import { batchedLines } from './lines.js';
+import { gasTx, openReports, writeReports } from './reports.js';
 import { checkOptions, OptionError, toStart } from './options.js';
 import type { EIP1193Provider, ListenOptions, Node, NodeAccount, NodeOptions } from './types.js';
 
@@ -67,10 +68,12 @@ export async function openNode(options: NodeOptions, extras: OpenExtras = {}): P
   const artifacts = o.artifacts !== undefined ? loadArtifacts(o.artifacts, warn) : undefined;
   const log = out === undefined ? undefined : new RequestLog(out, o.silent === true, artifacts);
   let chain: DevNode | undefined;
+  const reports = openReports(o, artifacts, () => chain, warn);
   const start: StartOptions = {
     ...toStart(o),
     loadState: loadPath,
     artifacts,
+    reports,
     // anvil_setLoggingEnabled(false) silences the request log (errors of the node itself excepted).
     observe: log === undefined ? undefined : (method, error) => (chain?.loggingEnabled === false && error?.code !== -32603 ? undefined : log.observe(method, error)),
     ...extras.start,
@@ -88,6 +91,10 @@ export async function openNode(options: NodeOptions, extras: OpenExtras = {}): P
       if (node.loggingEnabled && o.silent !== true) out!(`    blocks #${first}..#${last}  empty, mined at once`);
     });
     if (o.silent !== true) node.events.on('console', (tx, lines) => log.console(tx, lines));
+  }
+  if (reports?.gas !== undefined) {
+    const gas = reports.gas;
+    node.events.on('block', (b) => gas.add(b.txs.map(gasTx)));
   }
   const provider = new Provider(booted.dispatcher, () => node.config.chainId);
   // Dumps never overlap: a periodic one in progress is awaited by the next and by close.
@@ -138,6 +145,11 @@ export async function openNode(options: NodeOptions, extras: OpenExtras = {}): P
         log?.flush();
         await log?.idle();
         let failure: Error | undefined;
+        try {
+          await writeReports(o, reports, out);
+        } catch (err) {
+          failure = err as Error;
+        }
         if (dumpPath !== undefined) {
           try {
             await dump(dumpPath);

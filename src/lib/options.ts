@@ -49,6 +49,11 @@ const path = text((p: string) => {
   if (p === '') throw new InvalidArgumentError('must be a file path');
   return p;
 });
+const pathOrTrue = (value: unknown): string | boolean => {
+  if (typeof value === 'boolean') return value;
+  if (typeof value !== 'string' || value === '') throw new InvalidArgumentError('must be a path or true');
+  return value;
+};
 const paths = (value: unknown): string[] => {
   if (!Array.isArray(value) || !value.every((p) => typeof p === 'string' && p !== '')) throw new InvalidArgumentError('must be an array of directory paths');
   return value as string[];
@@ -99,6 +104,8 @@ export const OPTIONS = {
   state: row('--state', path),
   stateInterval: row('--state-interval', fromText(seconds)),
   artifacts: row('--artifacts', paths),
+  coverage: row('--coverage', pathOrTrue),
+  gasReport: row('--gas-report', pathOrTrue),
   explorer: row('--explorer / --no-explorer', bool),
   clientVersion: row('--client-version', text(clientVersion)),
   logging: row('(request log)', logging),

@@ -11,6 +11,8 @@ import type { BlockOrder } from '../chain/pool/txpool.js';
 import { Dispatcher, type CallObserver } from '../rpc/dispatch.js';
 import { createMethodTable } from '../rpc/methods/index.js';
 import { lockDown } from '../rpc/policy.js';
+import { reportMethods } from '../rpc/methods/reports.js';
+import type { Reports } from '../coverage/index.js';
 import type { Artifacts } from '../artifacts/artifacts.js';
 import { explorerPages } from '../explorer/serve.js';
 import { Metrics } from '../server/metrics.js';
@@ -60,6 +62,8 @@ export interface StartOptions {
   maxBlockRange?: number;
   /** The transport's limits and access rules; unset fields take the mode's defaults (src/lib/transport.ts). */
   transport?: TransportOptions;
+  /** Coverage and gas reports (--coverage, --gas-report): counted by the node, read by node_* methods. */
+  reports?: Reports;
 }
 
 export interface Running {
@@ -95,7 +99,8 @@ export async function bootDev(options: StartOptions = {}): Promise<Booted> {
   if (options.calls?.gasCap !== undefined) node.callBounds.gasCap = options.calls.gasCap;
   if (options.calls?.timeoutMs !== undefined) node.callBounds.timeoutMs = options.calls.timeoutMs;
   if (options.artifacts !== undefined && options.artifacts.sources.mapped > 0) node.configure({ sources: options.artifacts.locator() });
-  if (options.callWorkers) node.configure({ callWorkers: new CallWorkers(node.trieNodes, options.callWorkers, () => ({ chainId: node.config.chainId, hardfork: node.config.hardfork, codeSizeLimit: node.config.codeSizeLimit })) });
+  // Coverage counts calls on this thread: no call workers with it.
+  if (options.callWorkers && options.reports?.coverage === undefined) node.configure({ callWorkers: new CallWorkers(node.trieNodes, options.callWorkers, () => ({ chainId: node.config.chainId, hardfork: node.config.hardfork, codeSizeLimit: node.config.codeSizeLimit })) });
   let loaded: LoadResult | undefined;
   if (options.loadState !== undefined) {
     try {
@@ -111,7 +116,9 @@ export async function bootDev(options: StartOptions = {}): Promise<Booted> {
   if (options.mining?.intervalMs) node.miner.setIntervalMining(options.mining.intervalMs);
   const metrics = new Metrics();
   const observe = options.observe;
+  if (options.reports?.coverage !== undefined) node.configure({ coverage: options.reports.coverage });
   const table = createMethodTable(node, VERSION, options.clientVersion);
+  if (options.reports !== undefined) for (const m of reportMethods(options.reports)) table.add(m);
   if (options.shared) lockDown(table, { unlock: options.unlock === true, allowCheats: options.allowCheats === true });
   const dispatcher = new Dispatcher(
     table,

@@ -79,6 +79,18 @@ export interface NodeOptions {
   stateInterval?: number;
   /** Build output folders naming contracts in the log and the explorer (`--artifacts`). */
   artifacts?: string[];
+  /**
+   * Record Solidity coverage of mined transactions, eth_calls and debug traces, from the artifacts'
+   * source maps and ASTs (`--coverage <dir>`): a folder gets `lcov.info` and `coverage-final.json`
+   * when the node closes; true records only (read with node_coverage).
+   */
+  coverage?: string | boolean;
+  /**
+   * Gas per contract and function of mined transactions, and deployments' gas and code size
+   * (`--gas-report [file]`): a file gets the JSON when the node closes; true keeps it in memory
+   * (read with node_gasReport). The table is printed on close when the node logs.
+   */
+  gasReport?: string | boolean;
   /** Serve the block explorer on GET / once listening (`--no-explorer` = false; default true). */
   explorer?: boolean;
   /** The whole web3_clientVersion answer (`--client-version`). */

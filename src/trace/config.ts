@@ -5,6 +5,7 @@
 import { ChainError } from '../chain/core/errors.js';
 import type { SourceLocator } from '../chain/core/sources.js';
 import { stepTracerOptions, type StepTracerOptions } from './stepTracer.js';
+import type { CoverageRecorder } from '../chain/core/coverage.js';
 
 export interface StructLoggerOptions {
   enableMemory: boolean;
@@ -50,6 +51,8 @@ export interface TraceConfig {
   maxSteps?: number;
   /** Source maps of the user's contracts (the sourceTracer's locations). */
   sources?: SourceLocator;
+  /** Counts the traced run's instructions (--coverage). */
+  coverage?: CoverageRecorder;
 }
 
 export const DEFAULT_TIMEOUT_MS = 5000;

@@ -21,6 +21,7 @@ import { SourceTracer } from './sourceTracer.js';
 import { StepTracer } from './stepTracer.js';
 import type { SourceLocator } from '../chain/core/sources.js';
 import { StructLogger } from './structLogger.js';
+import { recordCoverage } from '../chain/exec/coverage.js';
 
 export { parseTraceConfig, parseGoDuration, DEFAULT_TIMEOUT_MS } from './config.js';
 export type { TraceConfig, TracerSpec, StructLoggerOptions, CallTracerOptions, PrestateTracerOptions } from './config.js';
@@ -99,7 +100,8 @@ export async function traceRun(target: TraceRun, config: TraceConfig): Promise<u
   await tracer.txStart?.({ vm, stateManager: vm.stateManager });
   let outcome: TraceOutcome;
   try {
-    outcome = await driver.run(() => target.run());
+    const coverage = config.coverage;
+    outcome = await driver.run(coverage === undefined ? () => target.run() : () => recordCoverage(vm.evm.events, coverage, () => target.run()));
   } catch (err) {
     if (err instanceof TraceTimeoutError) throw new ChainError('execution timeout');
     throw err;

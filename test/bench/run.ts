@@ -48,6 +48,7 @@ import suite from './scenarios/suite.js';
 import suiteInProcess from './scenarios/suite-in-process.js';
 import httpFloor from './scenarios/http-floor.js';
 import stateWrites from './scenarios/state-writes.js';
+import coverage from './scenarios/coverage.js';
 import rssEnd from './scenarios/rss-end.js';
 
 /**
@@ -58,9 +59,10 @@ import rssEnd from './scenarios/rss-end.js';
  * as it was (they are two, so the node that goes first in rss-end is unchanged). suite-in-process
  * (node-rpc's side in the bench process, anvil's on an instance of its own) makes them three: the
  * node that goes first in rss-end is now the other one. state-writes (instances of its own) makes them
- * four: the node that goes first in rss-end is the one it was before suite-in-process.
+ * four: the node that goes first in rss-end is the one it was before suite-in-process. coverage
+ * (two node-rpc instances of its own; anvil skips it) makes them five: the other one again.
  */
-export const SCENARIOS: Scenario[] = [boot, transfers, ethCall, ethCallVaried, heavyCall, blockNumber, getBalance, batch, tracing, mining, snapshots, fork, logs, fanout, transfersSustained, suite, suiteInProcess, httpFloor, stateWrites, rssEnd];
+export const SCENARIOS: Scenario[] = [boot, transfers, ethCall, ethCallVaried, heavyCall, blockNumber, getBalance, batch, tracing, mining, snapshots, fork, logs, fanout, transfersSustained, suite, suiteInProcess, httpFloor, stateWrites, coverage, rssEnd];
 
 const KINDS = ['node-rpc', 'anvil'] as const;
 type Kind = (typeof KINDS)[number];

@@ -7,6 +7,8 @@ import type { Block } from '@ethereumjs/block';
 import { createAddressFromString, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import { ConsoleWatch } from '../exec/console.js';
+import { recordCoverage } from '../exec/coverage.js';
+import type { CoverageRecorder } from '../core/coverage.js';
 import { TxRejected } from '../exec/rejections.js';
 import { readyKeccak } from '../core/keccak.js';
 import { askingClient, type Lock } from '../core/lock.js';
@@ -33,6 +35,8 @@ export interface MiningHost {
   readonly fees: { pendingBaseFee(): bigint | undefined };
   readonly pool: TxPool;
   readonly mining: MiningMode;
+  /** Counts the instructions of mined transactions (--coverage). */
+  readonly coverage: CoverageRecorder | undefined;
 }
 
 export class Mining {
@@ -50,7 +54,9 @@ export class Mining {
     const consoleWatch = this.n.events.listenerCount('console') > 0 ? new ConsoleWatch(this.n.vm.evm) : undefined;
     let outcome;
     try {
-      outcome = await mineBlock(this.n.vm, parent, txs, this.nextEnv(parent), requireAll);
+      const coverage = this.n.coverage;
+      const build = () => mineBlock(this.n.vm, parent, txs, this.nextEnv(parent), requireAll);
+      outcome = await (coverage === undefined ? build() : recordCoverage(this.n.vm.evm.events, coverage, build));
       this.n.clock.mined();
     } finally {
       consoleWatch?.stop();

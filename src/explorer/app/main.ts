@@ -9,6 +9,7 @@ import { debugCallPage } from './debugCall.js';
 import { debugTxPage } from './debugger.js';
 import { homePage } from './home.js';
 import { poolPage } from './pool.js';
+import { reportsPage } from './reports.js';
 import { Rpc } from './rpc.js';
 import { txPage } from './tx.js';
 import { Context, errorBox, h } from './ui.js';
@@ -81,6 +82,7 @@ async function main(): Promise<void> {
       else if (page === 'tx' && arg) await txPage(ctx, view, arg);
       else if (page === 'address' && arg) await addressPage(ctx, view, arg);
       else if (page === 'pool') await poolPage(ctx, view, () => void route());
+      else if (page === 'reports') await reportsPage(ctx, view);
       else await homePage(ctx, view, (fn) => leave.push(fn));
     } catch (err) {
       view.append(errorBox(err));

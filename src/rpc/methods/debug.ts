@@ -108,7 +108,7 @@ export function debugMethods(node: ChainReads & PoolReads & Tracing): MethodDef[
     return b;
   };
   /** The node's step cap applies to every struct-log trace. */
-  const capped = (config: TraceConfig): TraceConfig => ({ ...config, maxSteps: node.maxTraceSteps, sources: node.sources });
+  const capped = (config: TraceConfig): TraceConfig => ({ ...config, maxSteps: node.maxTraceSteps, sources: node.sources, coverage: node.coverage });
   const minedOrThrow = (hash: Uint8Array): MinedTx => {
     const t = node.tx(bytesToHex(hash));
     if (!t) throw new ChainError('transaction not found');
