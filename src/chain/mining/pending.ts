@@ -8,7 +8,7 @@
  */
 import { createBlock, type Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { bytesToHex } from '@ethereumjs/util';
+import { KECCAK256_RLP, bytesToHex, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util';
 import { runTx, type VM } from '@ethereumjs/vm';
 import { headerFields } from '../exec/blockContext.js';
 import { asSender } from '../exec/call.js';
@@ -32,6 +32,11 @@ export interface PendingHost {
   readonly lock: Lock;
   readonly clock: NextBlock;
   readonly fees: { pendingBaseFee(): bigint | undefined };
+  /**
+   * The trie's node store, by unprefixed hex key: a revert lets go of the nodes written since its
+   * snapshot (only the store says so; decoded copies of them may still answer reads for a while).
+   */
+  readonly trieNodes: { has(key: string): boolean };
 }
 
 export class PendingBlock {
@@ -113,22 +118,29 @@ export class PendingBlock {
    * The pending block itself, as block methods at `pending` answer it: the block `header()`
    * describes, built on a private copy of the live state from the transactions the next block
    * would take (none under automine, the pool's with mining off), as mining would build it, with
-   * their receipts; nothing reaches the chain. The last one built is answered again while the head,
-   * the next block's settings, the live state and the pool are unchanged.
+   * their receipts; nothing reaches the chain. Building it writes its post state into the trie's
+   * node store, so state reads at `pending` open that state at the block's state root (and a trace
+   * replays it on the state it was built on, its `preStateRoot` when edits followed the head). The
+   * last one built is answered again while the head, the next block's settings, the live state
+   * and the pool are unchanged and its post state's root is still in the store (a revert to a
+   * snapshot taken before it was built lets go of the nodes written since; the root was written
+   * last, so it stands for them all).
    */
   async block(open: (root: Uint8Array, at: StoredBlock) => Promise<VM>): Promise<StoredBlock> {
     const n = this.n;
-    const { root, at, header, txs } = await n.lock.read(async () => ({
+    const { root, at, header, txs, kept } = await n.lock.read(async () => ({
       root: await n.state.getStateRoot(),
       at: n.store.head,
       header: this.header(),
       txs: await this.miner.nextBlockTxs(),
+      kept: this.built !== undefined && inStore(n, this.built.block.block.header.stateRoot),
     }));
     const key = `${bytesToHex(header.hash())}/${bytesToHex(root)}/${txs.map((t) => t.hashHex).join(',')}`;
-    if (this.built?.key === key) return this.built.block;
+    if (this.built?.key === key && kept) return this.built.block;
     const h = header.header;
     const env = { timestamp: h.timestamp, coinbase: h.coinbase, gasLimit: h.gasLimit, baseFeePerGas: h.baseFeePerGas, prevRandao: h.mixHash, parentHash: at.hash };
     const { stored } = await mineBlock(await open(root, at), at.block, txs, env);
+    if (!equalsBytes(root, at.block.header.stateRoot)) stored.preStateRoot = root;
     this.built = { key, block: stored };
     return stored;
   }
@@ -149,6 +161,11 @@ export class PendingBlock {
     if (txs.length > 0) await applyTxs(vm, block, txs);
     return { vm, at, block };
   }
+}
+
+/** Whether the state at `root` is in the trie's node store (the empty state needs no node). */
+function inStore(n: PendingHost, root: Uint8Array): boolean {
+  return equalsBytes(root, KECCAK256_RLP) || n.trieNodes.has(bytesToUnprefixedHex(root));
 }
 
 /**
