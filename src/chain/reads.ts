@@ -33,16 +33,12 @@ export class StateReads {
 
   /**
    * Run `fn` against the state at `ref`. The head's state is the live one (warm caches, taken under
-   * the lock); older blocks get a copy opened at their state root, and `pending` a copy opened at
-   * the pending block's.
+   * the lock); older blocks get a copy opened at their state root, and `pending` the pending
+   * block's post state, kept with it.
    */
-  private async withState<T>(ref: BlockRef, fn: (sm: MerkleStateManager, at: StoredBlock) => Promise<T>): Promise<T> {
-    if (!isPending(ref)) return this.atBlock(ref, () => this.n.state, (at) => this.stateCopy(at), fn);
-    // The pending block's post state, as geth reads `pending` (its state root, opened on a copy).
-    const at = await this.pendingBlock();
-    const sm = this.n.state.shallowCopy(true);
-    await openAt(sm, at.block.header.stateRoot, at);
-    return withPrefetch(sm, () => fn(sm, at));
+  private withState<T>(ref: BlockRef, fn: (sm: MerkleStateManager, at: StoredBlock) => Promise<T>): Promise<T> {
+    if (isPending(ref)) return this.n.pending.withState((root, at) => this.vmAt(root, at), fn);
+    return this.atBlock(ref, () => this.n.state, (at) => this.stateCopy(at), fn);
   }
 
   /** The pending block (mining/pending.ts), built on a private copy of the live state. */

@@ -129,6 +129,26 @@ describe('state reads at pending answer the pending block state, through viem, b
     });
   });
 
+  test('node-rpc: reads at pending in one batch run together on the pending state and agree', async () => {
+    const p = peers[0]!;
+    const before = await p.pub.getBalance({ address: FRESH });
+    await miningOff(p, async () => {
+      await p.wallet.sendTransaction({ account: FROM, chain, to: FRESH, value: 4n });
+      const calls = [
+        ...Array.from({ length: 12 }, () => ({ method: 'eth_getBalance', params: [FRESH, 'pending'] })),
+        { method: 'eth_getProof', params: [FRESH, [], 'pending'] },
+        { method: 'eth_getStorageAt', params: [deployed, '0x0', 'pending'] },
+        { method: 'eth_getAccountInfo', params: [FRESH, 'pending'] },
+      ];
+      const { json } = await ours.post(JSON.stringify(calls.map((c, id) => ({ jsonrpc: '2.0', id, ...c }))));
+      const results = (json as Array<{ id: number; result: any }>).sort((a, b) => a.id - b.id).map((r) => r.result);
+      const want = `0x${(before + 4n).toString(16)}`;
+      assert.deepEqual(results.slice(0, 12), Array(12).fill(want));
+      assert.equal(results[12].balance, want);
+      assert.equal(results[14].balance, want);
+    });
+  });
+
   test('node-rpc: after a revert to a snapshot taken before the pending block was built, it is built again (its state nodes were let go)', async () => {
     const p = peers[0]!;
     const before = await p.pub.getBalance({ address: FRESH });
