@@ -205,6 +205,17 @@ describe('node-rpc: block tracing and fee history at pending take the pending bl
     assert.deepEqual(pending, mined);
   });
 
+  test('debug_traceCall at pending with a txIndex runs after that many of the pending block transactions', async () => {
+    const { pending, mined } = await pendingThenMined(async (tag) => {
+      const [deploy] = await rpc(p, 'eth_getBlockReceipts', [tag]);
+      const call = { to: deploy.contractAddress, data: encodeFunctionData({ abi: storage.abi, functionName: 'number' }) };
+      const at = async (txIndex: number) => (await rpc(p, 'debug_traceCall', [call, tag, { tracer: 'callTracer', txIndex: `0x${txIndex}` }])).output;
+      return [await at(1), await at(2)];
+    });
+    assert.deepEqual(pending, [`0x${'0'.repeat(64)}`, `0x${'0'.repeat(63)}7`]);
+    assert.deepEqual(pending, mined);
+  });
+
   test('debug_traceBlockByNumber(pending) runs on the state the pending block is built on: a cheat since the head included', async () => {
     const funds = '0x3635c9adc5dea00000'; // 1,000 ether
     const { pending, mined } = await pendingThenMined(async (tag) => {
