@@ -68,7 +68,7 @@ export interface ChainReads {
   getCode(address: Address, ref: BlockRef): Promise<Uint8Array>;
   /** One storage slot of `address` at `ref`, 32 bytes. */
   getStorageAt(address: Address, slot: bigint, ref: BlockRef): Promise<Uint8Array>;
-  /** Next nonce of `address`; at `pending`, counting its transactions in the pool. */
+  /** Next nonce of `address`; at `pending`, the pool's (its executable transactions counted). */
   getNonce(address: Address, ref: BlockRef): Promise<bigint>;
   /** EIP-1186 account and storage proof against the state root of `ref`. */
   getProof(address: Address, slots: bigint[], ref: BlockRef): Promise<Proof>;
@@ -88,8 +88,8 @@ export interface Fees {
   maxPriorityFeePerGas(): bigint;
   /** Blob base fee of the next block (an error before Cancun). */
   blobBaseFee(): bigint;
-  /** eth_feeHistory over `count` blocks ending at `newest`. */
-  feeHistory(count: number, newest: BlockRef, percentiles: number[] | undefined): FeeHistory;
+  /** eth_feeHistory over `count` blocks ending at `newest` (at `pending`, the pending block). */
+  feeHistory(count: number, newest: BlockRef, percentiles: number[] | undefined): Promise<FeeHistory>;
 }
 
 /** What waits in the pool. */

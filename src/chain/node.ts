@@ -52,7 +52,7 @@ import type { Fork } from './fork/fork.js';
 import { writeForkGenesis, writeGenesis } from './genesis.js';
 import { StateReads } from './reads.js';
 import { ForkLink, type NodeStateManager } from './engine/forkState.js';
-import type { BlockRef, MinedTx, StateOverrides, StoredBlock, TxRequest } from './core/types.js';
+import { isPending, type BlockRef, type MinedTx, type StateOverrides, type StoredBlock, type TxRequest } from './core/types.js';
 
 /** Settings of the node's runtime that are not chain state (flags of the CLI and library). */
 export interface RuntimeOptions {
@@ -290,7 +290,7 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
 
   /** The pending block (mining/pending.ts): the block mined next, as block methods at `pending` answer it. */
   pendingBlock(): Promise<StoredBlock> {
-    return this.pending.block((root, at) => this.reads.vmAt(root, at));
+    return this.reads.pendingBlock();
   }
 
   /** Resolve a block reference for a state read; unknown blocks are `header not found`. */
@@ -360,8 +360,9 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   blobBaseFee(): bigint {
     return this.fees.blobBaseFee();
   }
-  feeHistory(count: number, newest: BlockRef, percentiles: number[] | undefined): FeeHistory {
-    return this.fees.feeHistory(count, this.requireBlock(newest), percentiles);
+  /** Ending at `pending`, the pending block is the newest (geth's oracle includes it). */
+  async feeHistory(count: number, newest: BlockRef, percentiles: number[] | undefined): Promise<FeeHistory> {
+    return this.fees.feeHistory(count, isPending(newest) ? await this.pendingBlock() : this.requireBlock(newest), percentiles);
   }
 
   // ---------------------------------------------------------------- execution (execution.ts)

@@ -1,8 +1,8 @@
 /**
  * Reads of the chain's state at any block: the head's is the live state (taken in turn with the
  * changes, under the lock), an older block's a copy opened at its state root, `pending` the
- * pending block's. Accounts, code, storage, nonces, proofs, and private VMs at a block for calls,
- * replays and traces.
+ * pending block's post state (but nonces there are the pool's). Accounts, code, storage, nonces,
+ * proofs, and private VMs at a block for calls, replays and traces.
  */
 import type { Block } from '@ethereumjs/block';
 import { MerkleStateManager, getMerkleStateProof, type Proof } from '@ethereumjs/statemanager';
@@ -33,10 +33,17 @@ export class StateReads {
 
   /**
    * Run `fn` against the state at `ref`. The head's state is the live one (warm caches, taken under
-   * the lock); older blocks get a copy opened at their state root.
+   * the lock); older blocks get a copy opened at their state root, and `pending` the pending
+   * block's post state, kept with it.
    */
   private withState<T>(ref: BlockRef, fn: (sm: MerkleStateManager, at: StoredBlock) => Promise<T>): Promise<T> {
+    if (isPending(ref)) return this.n.pending.withState((root, at) => this.vmAt(root, at), fn);
     return this.atBlock(ref, () => this.n.state, (at) => this.stateCopy(at), fn);
+  }
+
+  /** The pending block (mining/pending.ts), built on a private copy of the live state. */
+  pendingBlock(): Promise<StoredBlock> {
+    return this.n.pending.block((root, at) => this.vmAt(root, at));
   }
 
   /**
@@ -113,9 +120,13 @@ export class StateReads {
     return this.withState(ref, async (sm) => setLengthLeft(await sm.getStorage(address, key), 32));
   }
 
-  /** Next nonce of `address`; with `pending`, counting transactions waiting in the pool. */
+  /**
+   * Next nonce of `address`; at `pending`, the pool's: the live nonce plus the sender's executable
+   * transactions waiting, as geth's GetPoolNonce (and anvil) answer it, also those the pending
+   * block leaves for later blocks.
+   */
   async getNonce(address: Address, ref: BlockRef): Promise<bigint> {
-    if (ref.kind === 'tag' && ref.tag === 'pending') {
+    if (isPending(ref)) {
       const nonce = (await this.getAccount(address, LATEST)).nonce;
       return nonce + BigInt(this.n.pool.split(address.toString(), nonce).pending.length);
     }

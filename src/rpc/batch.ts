@@ -69,6 +69,7 @@ export const BATCH_READS: ReadonlySet<string> = new Set([
   'eth_getBlockTransactionCountByNumber',
   'eth_getBlockTransactionCountByHash',
   'eth_getTransactionByHash',
+  'eth_pendingTransactions',
   'eth_getTransactionByBlockNumberAndIndex',
   'eth_getTransactionByBlockHashAndIndex',
   'eth_getTransactionReceipt',

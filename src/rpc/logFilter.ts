@@ -6,8 +6,11 @@
  *  - `topics`: up to 4 positions; each null (any), one topic, or an array of topics (OR), where
  *    [] or a null member match any. A log must carry at least as many topics as positions given.
  *  - `blockHash` excludes `fromBlock`/`toBlock`.
+ *  - `pending` as `fromBlock` or `toBlock` is -32602 `pending logs are not supported`, as geth
+ *    answers since 1.14 (logs are those of mined blocks).
  */
 import { bytesToHex } from '@ethereumjs/util';
+import { isPending } from '../chain/core/types.js';
 import type { LogCriteria } from '../chain/logs/logTypes.js';
 import { address, blockNumberOrTag, hash32, type Codec } from './codecs.js';
 import { invalidParams } from './errors.js';
@@ -57,6 +60,8 @@ function parseFilter(value: unknown, where: string, allowBlocks: boolean): LogCr
   }
   const fromBlock = present(o.fromBlock) ? blockNumberOrTag.parse(o.fromBlock, `${where}.fromBlock`) : undefined;
   const toBlock = present(o.toBlock) ? blockNumberOrTag.parse(o.toBlock, `${where}.toBlock`) : undefined;
+  // geth (since 1.14): logs are those of mined blocks; `pending` is refused, not read as the head.
+  if ((fromBlock && isPending(fromBlock)) || (toBlock && isPending(toBlock))) throw invalidParams('pending logs are not supported');
   return {
     ...criteria,
     ...(fromBlock !== undefined && { fromBlock }),

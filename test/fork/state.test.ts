@@ -198,6 +198,25 @@ describe('fork state', () => {
     assert.equal(trace.type, 'CALL');
   });
 
+  test('reads at pending on a fresh fork: the pending block is built on upstream state, and its post state answers', async () => {
+    const f = await startTestNode({ fork: forkOf(up) });
+    try {
+      await f.rpc('evm_setAutomine', [false]);
+      await f.rpc('eth_sendTransaction', [{ from: ADDRS[0], to: up.funded[5], value: '0x7' }]);
+      // Accounts nothing read yet, in one batch: fetched from the upstream while the reads take turns.
+      const calls = [...up.funded.slice(6, 16).map((a) => ['eth_getBalance', [a, 'pending']]), ['eth_getBalance', [up.funded[5], 'pending']], ['eth_getStorageAt', [up.storage, '0x0', 'pending']]];
+      const { json } = await f.post(JSON.stringify(calls.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params }))));
+      const got = (json as Array<{ id: number; result: string }>).sort((a, b) => a.id - b.id).map((r) => r.result);
+      const want = await Promise.all(up.funded.slice(5, 16).map((a) => up.node.rpc('eth_getBalance', [a, hex(up.forkBlock)])));
+      assert.deepEqual(got.slice(0, 10), want.slice(1));
+      assert.equal(got[10], hex(BigInt(want[0]) + 7n));
+      assert.equal(got[11], word(42n));
+      assert.equal(await f.rpc('eth_getBalance', [up.funded[5], 'latest']), want[0]);
+    } finally {
+      await f.close();
+    }
+  });
+
   test('reads in one call are fetched in a few batched requests', async () => {
     // A fresh fork, so nothing is cached; the probe touches 40 slots and 20 accounts.
     const f = await startTestNode({ fork: forkOf(up) });

@@ -64,11 +64,11 @@ describe('eth_getLogs', () => {
     }
   });
 
-  test('defaults to the latest block; tags pending/safe/finalized mean the head', async () => {
+  test('defaults to the latest block; tags safe/finalized mean the head', async () => {
     const latest: RpcLog[] = await n.rpc('eth_getLogs', [{}]);
     const head = await n.rpc('eth_blockNumber');
     assert.deepEqual(latest, all.filter((l) => l.blockNumber === head));
-    for (const tag of ['pending', 'safe', 'finalized']) {
+    for (const tag of ['safe', 'finalized']) {
       assert.deepEqual(await n.rpc('eth_getLogs', [{ fromBlock: tag, toBlock: tag }]), latest, tag);
     }
     assert.deepEqual(await n.rpc('eth_getLogs', [{ fromBlock: '0x0' }]), all, 'toBlock defaults to latest');
@@ -149,6 +149,9 @@ describe('eth_getLogs', () => {
       ['filter not an object', ['latest'], /filter object/],
       ['no filter', [], /missing value for required argument 0/],
       ['bad blockHash', [{ blockHash: '0x12' }], /0\.blockHash/],
+      // geth since 1.14: logs are those of mined blocks.
+      ['pending toBlock', [{ fromBlock: '0x0', toBlock: 'pending' }], /^pending logs are not supported$/],
+      ['pending fromBlock', [{ fromBlock: 'pending' }], /^pending logs are not supported$/],
     ];
     for (const [name, params, message] of cases) {
       const r = await n.raw('eth_getLogs', params);

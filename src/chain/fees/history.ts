@@ -23,6 +23,7 @@ interface FeeSource {
   readonly common: { isActivatedEIP(eip: number): boolean; param(name: string): bigint };
 }
 
+/** Fee history of the `count` blocks ending at `newest`: a stored block, or the pending block (head + 1). */
 export function feeHistory(node: FeeSource, count: number, newest: StoredBlock, percentiles: number[] | undefined): FeeHistory {
   // No blocks asked for: nothing, from block 0 (geth and anvil answer the same).
   if (count === 0) return { oldestBlock: 0n, baseFeePerGas: [], gasUsedRatio: [], baseFeePerBlobGas: [], blobGasUsedRatio: [], ...(percentiles ? { reward: [] } : {}) };
@@ -35,7 +36,10 @@ export function feeHistory(node: FeeSource, count: number, newest: StoredBlock, 
   if (percentiles) out.reward = [];
   const blobs = node.common.isActivatedEIP(4844);
   const maxBlobGas = blobs ? maxBlobGasPerBlock(node) : 0n;
-  for (const b of node.store.range(first, last)) {
+  // The pending block (number head + 1) is not stored: it closes the range itself.
+  const unstored = last > node.store.head.number;
+  const blocks: Iterable<StoredBlock> = unstored ? [...node.store.range(first, last - 1n), newest] : node.store.range(first, last);
+  for (const b of blocks) {
     const h = b.block.header;
     out.baseFeePerGas.push(h.baseFeePerGas ?? 0n);
     out.gasUsedRatio.push(h.gasLimit === 0n ? 0 : Number(h.gasUsed) / Number(h.gasLimit));

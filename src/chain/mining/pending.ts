@@ -8,7 +8,8 @@
  */
 import { createBlock, type Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { bytesToHex } from '@ethereumjs/util';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import { KECCAK256_RLP, bytesToHex, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util';
 import { runTx, type VM } from '@ethereumjs/vm';
 import { headerFields } from '../exec/blockContext.js';
 import { asSender } from '../exec/call.js';
@@ -32,13 +33,32 @@ export interface PendingHost {
   readonly lock: Lock;
   readonly clock: NextBlock;
   readonly fees: { pendingBaseFee(): bigint | undefined };
+  /**
+   * The trie's node store, by unprefixed hex key: a revert lets go of the nodes written since its
+   * snapshot (only the store says so; decoded copies of them may still answer reads for a while).
+   */
+  readonly trieNodes: { has(key: string): boolean };
 }
+
+/** A pending block built: the header and state it was built from, the block, its post state. */
+interface Built {
+  /** The live state root and the transactions it was built from. */
+  key: string;
+  header: Block;
+  block: StoredBlock;
+  /** Its post state (reads only). */
+  state: MerkleStateManager;
+  /** The reads of `state` waiting their turn. */
+  turns: Promise<void>;
+}
+
+const noop = (): void => undefined;
 
 export class PendingBlock {
   /** The last pending header built, and what it was built from. */
   private cached: { key: string; common: Common; block: Block } | undefined;
-  /** The last pending block built, and what it was built from. */
-  private built: { key: string; block: StoredBlock } | undefined;
+  /** The last pending block built, with its post state, and what it was built from. */
+  private built: Built | undefined;
 
   constructor(
     private readonly n: PendingHost,
@@ -113,24 +133,54 @@ export class PendingBlock {
    * The pending block itself, as block methods at `pending` answer it: the block `header()`
    * describes, built on a private copy of the live state from the transactions the next block
    * would take (none under automine, the pool's with mining off), as mining would build it, with
-   * their receipts; nothing reaches the chain. The last one built is answered again while the head,
-   * the next block's settings, the live state and the pool are unchanged.
+   * their receipts; nothing reaches the chain. A trace replays it on the state it was built on
+   * (its `preStateRoot` when edits followed the head).
    */
   async block(open: (root: Uint8Array, at: StoredBlock) => Promise<VM>): Promise<StoredBlock> {
+    return (await this.current(open)).block;
+  }
+
+  /**
+   * Run `fn` on the pending block's post state, as state reads at `pending` see it (geth reads the
+   * miner's pending state): the state the block was built into, kept with it. Reads take turns on
+   * it (on a fork, reads it does not hold yet are fetched between runs); `fn` only reads.
+   */
+  async withState<T>(open: (root: Uint8Array, at: StoredBlock) => Promise<VM>, fn: (sm: MerkleStateManager, at: StoredBlock) => Promise<T>): Promise<T> {
+    const built = await this.current(open);
+    return withPrefetch(built.state, () => fn(built.state, built.block), (run) => {
+      const turn = built.turns.then(run);
+      built.turns = turn.then(noop, noop);
+      return turn;
+    });
+  }
+
+  /**
+   * The pending block and its post state, built now or the last one built: that one is answered
+   * again while the header, the live state and the pool's next transactions are unchanged and its
+   * state is still in the trie's node store (a revert to a snapshot taken before it was built lets
+   * go of the nodes written since; its root was written last, so it stands for them all).
+   */
+  private async current(open: (root: Uint8Array, at: StoredBlock) => Promise<VM>): Promise<Built> {
     const n = this.n;
-    const { root, at, header, txs } = await n.lock.read(async () => ({
+    const { root, at, header, txs, kept } = await n.lock.read(async () => ({
       root: await n.state.getStateRoot(),
       at: n.store.head,
       header: this.header(),
       txs: await this.miner.nextBlockTxs(),
+      kept: this.built !== undefined && inStore(n, this.built.block.block.header.stateRoot),
     }));
-    const key = `${bytesToHex(header.hash())}/${bytesToHex(root)}/${txs.map((t) => t.hashHex).join(',')}`;
-    if (this.built?.key === key) return this.built.block;
+    // header() answers the same object while nothing it is made of changed.
+    const key = `${bytesToHex(root)}/${txs.map((t) => t.hashHex).join(',')}`;
+    const last = this.built;
+    if (last !== undefined && kept && last.header === header && last.key === key) return last;
     const h = header.header;
     const env = { timestamp: h.timestamp, coinbase: h.coinbase, gasLimit: h.gasLimit, baseFeePerGas: h.baseFeePerGas, prevRandao: h.mixHash, parentHash: at.hash };
-    const { stored } = await mineBlock(await open(root, at), at.block, txs, env);
-    this.built = { key, block: stored };
-    return stored;
+    const vm = await open(root, at);
+    const { stored } = await mineBlock(vm, at.block, txs, env);
+    if (!equalsBytes(root, at.block.header.stateRoot)) stored.preStateRoot = root;
+    const built: Built = { key, header, block: stored, state: vm.stateManager as MerkleStateManager, turns: Promise.resolve() };
+    this.built = built;
+    return built;
   }
 
   /**
@@ -149,6 +199,11 @@ export class PendingBlock {
     if (txs.length > 0) await applyTxs(vm, block, txs);
     return { vm, at, block };
   }
+}
+
+/** Whether the state at `root` is in the trie's node store (the empty state needs no node). */
+function inStore(n: PendingHost, root: Uint8Array): boolean {
+  return equalsBytes(root, KECCAK256_RLP) || n.trieNodes.has(bytesToUnprefixedHex(root));
 }
 
 /**

@@ -9,7 +9,7 @@ import { bytesToHex } from '@ethereumjs/util';
 import { encodeReceipt, type TxReceipt } from '@ethereumjs/vm';
 import { ChainError } from '../../chain/core/errors.js';
 import type { ChainReads, PoolReads, Tracing } from '../../chain/api.js';
-import { LATEST, type BlockOverrides, type BlockRef, type MinedTx, type StoredBlock } from '../../chain/core/types.js';
+import { isPending, LATEST, type BlockOverrides, type BlockRef, type MinedTx, type StoredBlock } from '../../chain/core/types.js';
 import { traceJson } from '../../format/stream.js';
 import { hex } from '../../format/hex.js';
 import { parseTraceConfig, type TraceConfig } from '../../trace/index.js';
@@ -102,8 +102,9 @@ function describeRef(ref: BlockRef): string {
 // ------------------------------------------------------------------ methods
 
 export function debugMethods(node: ChainReads & PoolReads & Tracing): MethodDef[] {
-  const blockOrThrow = (ref: BlockRef, what: 'block' | 'header'): StoredBlock => {
-    const b = node.block(ref);
+  /** The block `ref` names; at `pending`, the pending block (geth's BlockByNumber asks the miner for it). */
+  const blockOrThrow = async (ref: BlockRef, what: 'block' | 'header'): Promise<StoredBlock> => {
+    const b = isPending(ref) ? await node.pendingBlock() : node.block(ref);
     if (!b) throw new ChainError(ref.kind === 'hash' ? `${what} ${bytesToHex(ref.hash)} not found` : `${what} #${describeRef(ref)} not found`);
     return b;
   };
@@ -130,12 +131,12 @@ export function debugMethods(node: ChainReads & PoolReads & Tracing): MethodDef[
     method('debug_traceCall', [callRequest, optional(blockNumberOrHash, LATEST), traceCallConfig], async (req, ref, cfg) => {
       const c = cfg ?? { config: parseTraceConfig(undefined) };
       c.config = capped(c.config);
-      return traceJson(await traceCall(node, req, c.txIndex !== undefined ? blockOrThrow(ref, 'block') : ref, c));
+      return traceJson(await traceCall(node, req, c.txIndex !== undefined ? await blockOrThrow(ref, 'block') : ref, c));
     }),
-    /** Trace every transaction of a block: `[{txHash, result}]`. */
-    method('debug_traceBlockByNumber', [blockNumberOrTag, traceConfig], async (ref, config) => traceBlock(node, blockOrThrow(ref, 'block'), capped(config))),
+    /** Trace every transaction of a block: `[{txHash, result}]`; at `pending`, the pending block's on the head's state (as geth). */
+    method('debug_traceBlockByNumber', [blockNumberOrTag, traceConfig], async (ref, config) => traceBlock(node, await blockOrThrow(ref, 'block'), capped(config))),
     method('debug_traceBlockByHash', [hash32, traceConfig], async (hash, config) =>
-      traceBlock(node, blockOrThrow({ kind: 'hash', hash, requireCanonical: false }, 'block'), capped(config)),
+      traceBlock(node, await blockOrThrow({ kind: 'hash', hash, requireCanonical: false }, 'block'), capped(config)),
     ),
 
     // ------------------------------------------------------------ raw encodings
@@ -146,10 +147,10 @@ export function debugMethods(node: ChainReads & PoolReads & Tracing): MethodDef[
       return tx ? hex(tx.serialize()) : '0x';
     }),
     /** The block's RLP encoding. */
-    method('debug_getRawBlock', [blockNumberOrHash], (ref) => hex(blockOrThrow(ref, 'block').block.serialize())),
+    method('debug_getRawBlock', [blockNumberOrHash], async (ref) => hex((await blockOrThrow(ref, 'block')).block.serialize())),
     /** The header's RLP encoding. */
-    method('debug_getRawHeader', [blockNumberOrHash], (ref) => hex(blockOrThrow(ref, 'header').block.header.serialize())),
+    method('debug_getRawHeader', [blockNumberOrHash], async (ref) => hex((await blockOrThrow(ref, 'header')).block.header.serialize())),
     /** The block's receipts, each in its EIP-2718 consensus encoding. */
-    method('debug_getRawReceipts', [blockNumberOrHash], (ref) => blockOrThrow(ref, 'block').txs.map((t) => hex(receiptRlp(t)))),
+    method('debug_getRawReceipts', [blockNumberOrHash], async (ref) => (await blockOrThrow(ref, 'block')).txs.map((t) => hex(receiptRlp(t)))),
   ];
 }

@@ -120,8 +120,9 @@ export function ethMethods(node: ChainReads & Fees & PoolReads & Calls & Submit)
     method('eth_gasPrice', [], () => qty(node.gasPrice())),
     method('eth_maxPriorityFeePerGas', [], () => qty(node.maxPriorityFeePerGas())),
     method('eth_blobBaseFee', [], () => qty(node.blobBaseFee())),
-    method('eth_feeHistory', [blockCount, blockNumberOrTag, percentiles], (count, newest, pct) => {
-      const h = node.feeHistory(count, newest, pct);
+    /** Ending at `pending`, the pending block is the newest block (geth's oracle). */
+    method('eth_feeHistory', [blockCount, blockNumberOrTag, percentiles], async (count, newest, pct) => {
+      const h = await node.feeHistory(count, newest, pct);
       const out: Record<string, unknown> = {
         oldestBlock: qty(h.oldestBlock),
         baseFeePerGas: h.baseFeePerGas.map(qty),

@@ -5,7 +5,7 @@
 import { bytesToHex } from '@ethereumjs/util';
 import { ChainError } from '../../chain/core/errors.js';
 import type { ChainReads, Tracing } from '../../chain/api.js';
-import { LATEST, type MinedTx, type StoredBlock } from '../../chain/core/types.js';
+import { isPending, LATEST, type MinedTx, type StoredBlock } from '../../chain/core/types.js';
 import { DEFAULT_TIMEOUT_MS, parityStateDiff, type ParityTrace, type TraceConfig } from '../../trace/index.js';
 import { address, arrayOf, blockId, blockNumberOrTag, count, hash32, optional, struct, uint, type Codec } from '../codecs.js';
 import { invalidParams } from '../errors.js';
@@ -103,13 +103,15 @@ export function traceMethods(node: ChainReads & Tracing): MethodDef[] {
       const all = located((await traceMinedTx(node, t, PARITY)) as ParityTrace[], t) as Array<{ traceAddress: number[] }>;
       return all.find((tr) => tr.traceAddress.length === indices.length && tr.traceAddress.every((v, i) => v === indices[i])) ?? null;
     }),
-    /** Every trace of every transaction of a block (null for an unknown block). */
+    /** Every trace of every transaction of a block (null for an unknown block); at `pending`, the pending block's, as reth answers. */
     method('trace_block', [blockNumberOrTag], async (ref) => {
-      const b = node.block(ref);
+      const b = isPending(ref) ? await node.pendingBlock() : node.block(ref);
       return b ? blockTraces(b) : null;
     }),
     /** Traces of a block range whose frame is from / to the given addresses, then `after` skipped and `count` kept. */
     method('trace_filter', [traceFilter], async (f) => {
+      // A filter covers mined blocks, as geth's log filters do: `pending` names none of them.
+      if ((f.fromBlock && isPending(f.fromBlock)) || (f.toBlock && isPending(f.toBlock))) throw invalidParams('invalid argument 0: pending traces are not supported (trace_filter covers mined blocks)');
       const from = f.fromBlock ? node.requireBlock(f.fromBlock).number : 0n;
       const to = f.toBlock ? node.requireBlock(f.toBlock).number : node.headNumber();
       if (to < from) throw invalidParams(`invalid argument 0: toBlock ${to} is before fromBlock ${from}`);
@@ -143,9 +145,9 @@ export function traceMethods(node: ChainReads & Tracing): MethodDef[] {
       if (!t) throw new ChainError('transaction not found');
       return { ...replayResult(await traceMinedTx(node, t, replayConfig(types)), types), transactionHash: t.hashHex };
     }),
-    /** Replay every transaction of a block with trace and/or stateDiff. */
+    /** Replay every transaction of a block with trace and/or stateDiff (at `pending`, the pending block's). */
     method('trace_replayBlockTransactions', [blockNumberOrTag, traceTypes], async (ref, types) => {
-      const b = node.requireBlock(ref);
+      const b = isPending(ref) ? await node.pendingBlock() : node.requireBlock(ref);
       const results = await traceBlock(node, b, replayConfig(types));
       return results.map((r, i) => {
         if (r.error !== undefined) throw new ChainError(`cannot trace transaction ${b.txs[i].hashHex}: ${String(r.error)}`);
