@@ -126,7 +126,6 @@ export interface JsTracerTarget {
 type Reply = 'done' | 'again' | Promise<void>;
 
 export class JsTracer implements Tracer {
-  readonly asyncSteps = true;
   private thread: Thread | undefined;
   private hasStep = false;
   private hasFrames = false;
@@ -157,8 +156,14 @@ export class JsTracer implements Tracer {
     this.deadline = performance.now() + Math.max(0, timeoutMs);
   }
 
+  /** The EVM waits for each step only when the tracer has step(). */
+  get asyncSteps(): boolean {
+    return this.hasStep;
+  }
+
+  /** Without step, enter and exit the EVM's steps are not listened to at all (frames need them for their types). */
   get ignoresSteps(): boolean {
-    return !this.hasStep;
+    return !this.hasStep && !this.hasFrames;
   }
 
   // ------------------------------------------------------------ hooks
@@ -184,6 +189,7 @@ export class JsTracer implements Tracer {
   }
 
   opcode(step: StepView, cost: bigint, frame: Frame): Promise<void> | void {
+    if (!this.hasStep) return this.pendingCreate === undefined ? undefined : this.queue(() => this.flushCreate(step.address.toString()));
     return this.queue(() => after(this.flushCreate(step.address.toString()), () => {
       this.step = step;
       this.frame = frame;
@@ -202,6 +208,8 @@ export class JsTracer implements Tracer {
   }
 
   fault(frame: Frame, error: string): Promise<void> | void {
+    // geth reports a fault before the opcode ran to step() (with the error), not to fault(): without step, nothing.
+    if (!this.hasStep) return;
     this.faulted.add(frame);
     return this.queue(() => this.sendFault(error));
   }
