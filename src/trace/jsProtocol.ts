@@ -33,7 +33,12 @@ export const C = {
   MORE: 7,
   /** The trace is over without a result (it failed on the node's side): end the loop. */
   STOP: 8,
+  /** Several steps at once (a tracer whose step reads nothing but the step's own fields and stack). */
+  STEPS: 9,
 } as const;
+
+/** A batched step: 9 float64 fields (op, pc, gas, cost, depth, refund, memory length, stack length, frame id), then the stack's words (32 bytes each) when the batch carries stacks. */
+export const STEP_FIELDS = 9;
 
 /** Tracer → node. */
 export const R = {

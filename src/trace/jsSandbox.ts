@@ -23,7 +23,7 @@ export function sandboxPrelude(K: any, ctl: Int32Array, nums: Float64Array, byte
   function waitTurn(): void {
     let spins = 0;
     while (A.load(ctl, TURN) !== TRACER_TURN) {
-      if (++spins > 2000) A.wait(ctl, TURN, NODE_TURN, 50);
+      if (++spins > 20000) A.wait(ctl, TURN, NODE_TURN, 50);
     }
   }
   function send(kind: number, len: number): void {
@@ -168,13 +168,20 @@ export function sandboxPrelude(K: any, ctl: Int32Array, nums: Float64Array, byte
   const cur = { op: 0, pc: 0, gas: 0, cost: 0, depth: 0, refund: 0, memLen: 0, stackLen: 0, frame: 0, step: 0, error: undefined as string | undefined };
   let stack: any[] | undefined;
   let stackStep = -1;
+  /** Where the batched step's stack words and memory are in the payload (-1: ask the node). */
+  let stackAt = -1;
+  let memAt = -1;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let contract: { caller: Uint8Array; address: Uint8Array; value: any; input: Uint8Array } | undefined;
   let contractFrame = -1;
   function stackNow(): any[] {
     if (stackStep !== cur.step || stack === undefined) {
-      const len = request(Q.STACK, 0, 0);
       const words: any[] = [];
-      for (let at = 0; at < len; at += 32) words.push(wordAt(at));
+      if (stackAt >= 0) for (let i = 0; i < cur.stackLen; i++) words.push(wordAt(stackAt + i * 32));
+      else {
+        const len = request(Q.STACK, 0, 0);
+        for (let at = 0; at < len; at += 32) words.push(wordAt(at));
+      }
       stack = words;
       stackStep = cur.step;
     }
@@ -190,6 +197,10 @@ export function sandboxPrelude(K: any, ctl: Int32Array, nums: Float64Array, byte
   }
   function memorySlice(begin: number, end: number): Uint8Array {
     const out = new Uint8Array(end - begin);
+    if (memAt >= 0) {
+      for (let i = begin; i < end && i < cur.memLen; i++) out[i - begin] = bytes[memAt + i];
+      return out;
+    }
     for (let at = begin; at < end; at += PAYLOAD) {
       const n = Math.min(PAYLOAD, end - at);
       const len = request(Q.MEMORY, at, n);
@@ -303,7 +314,40 @@ export function sandboxPrelude(K: any, ctl: Int32Array, nums: Float64Array, byte
       let where = '';
       try {
         if (kind === C.STOP) return;
-        if (kind === C.STEP) {
+        if (kind === C.STEPS) {
+          where = 'step';
+          const count = nums[0];
+          const withStack = nums[1] === 1;
+          const withMemory = nums[2] === 1;
+          let at = 0;
+          for (let k = 0; k < count; k++) {
+            cur.op = view.getFloat64(at, true);
+            cur.pc = view.getFloat64(at + 8, true);
+            cur.gas = view.getFloat64(at + 16, true);
+            cur.cost = view.getFloat64(at + 24, true);
+            cur.depth = view.getFloat64(at + 32, true);
+            cur.refund = view.getFloat64(at + 40, true);
+            cur.memLen = view.getFloat64(at + 48, true);
+            cur.stackLen = view.getFloat64(at + 56, true);
+            cur.frame = view.getFloat64(at + 64, true);
+            at += 72;
+            stackAt = withStack ? at : -1;
+            if (withStack) at += cur.stackLen * 32;
+            memAt = withMemory ? at : -1;
+            if (withMemory) at += cur.memLen;
+            if (view.getFloat64(at, true) === 1) {
+              const inputLen = view.getFloat64(at + 8, true);
+              contract = { caller: takeBytes(at + 16, 20), address: takeBytes(at + 36, 20), value: wordAt(at + 56), input: takeBytes(at + 88, inputLen) };
+              contractFrame = cur.frame;
+              at += 88 + inputLen;
+            } else at += 8;
+            cur.step++;
+            cur.error = undefined;
+            tracer.step(log, db);
+          }
+          stackAt = -1;
+          memAt = -1;
+        } else if (kind === C.STEP) {
           where = 'step';
           cur.op = nums[0];
           cur.pc = nums[1];

@@ -26,7 +26,7 @@ import { opName } from './opcodes.js';
 /** A tracer thread's heap bound. */
 export const TRACER_HEAP_MB = 256;
 /** Busy-wait rounds before a wait sleeps (a quick tracer answers within them). */
-const SPIN = 4000;
+const SPIN = 20_000;
 /** How long the EVM waits on the spot for a hook before it waits without holding the event loop. */
 const SYNC_WAIT_MS = 2;
 /** Idle tracer threads kept for the next traces, and how long. */
@@ -146,6 +146,22 @@ export class JsTracer implements Tracer {
   private resultText = '';
   /** The worker's loop waits for a hook (so it can be stopped and the thread kept). */
   private idleLoop = false;
+  /**
+   * Steps go in batches when the tracer's source names none of what a step can only read while
+   * it runs (memory, the contract, state): one exchange per batch instead of one per opcode. The
+   * batch carries the stacks when the source names the stack.
+   */
+  private readonly batching: boolean;
+  private readonly batchStacks: boolean;
+  private readonly batchMemory: boolean;
+  private readonly batchContract: boolean;
+  /** The frame whose contract the current batch has carried last. */
+  private batchFrame: Frame | undefined;
+  private batched = 0;
+  private batchBytes = 0;
+  /** A batch is being run: what a step reads only while it runs cannot be answered. */
+  private inBatch = false;
+  private view: DataView | undefined;
 
   constructor(
     private readonly source: string,
@@ -154,6 +170,10 @@ export class JsTracer implements Tracer {
     timeoutMs: number,
   ) {
     this.deadline = performance.now() + Math.max(0, timeoutMs);
+    this.batching = !LIVE_READS.test(source);
+    this.batchStacks = /stack/.test(source);
+    this.batchMemory = /memory/.test(source);
+    this.batchContract = /contract/.test(source);
   }
 
   /** The EVM waits for each step only when the tracer has step(). */
@@ -190,7 +210,13 @@ export class JsTracer implements Tracer {
 
   opcode(step: StepView, cost: bigint, frame: Frame): Promise<void> | void {
     if (!this.hasStep) return this.pendingCreate === undefined ? undefined : this.queue(() => this.flushCreate(step.address.toString()));
-    return this.queue(() => after(this.flushCreate(step.address.toString()), () => {
+    if (this.batching && this.pendingCreate === undefined && this.chain === undefined && this.failure === undefined) return this.batchStep(step, cost, frame);
+    return this.queue(() => after(this.flushCreate(step.address.toString()), () => this.stepAlone(step, cost, frame)));
+  }
+
+  /** One step in an exchange of its own (the tracer may read memory, the contract and state while it runs). */
+  private stepAlone(step: StepView, cost: bigint, frame: Frame): void | Promise<void> {
+    {
       this.step = step;
       this.frame = frame;
       const n = this.thread!.nums;
@@ -204,14 +230,14 @@ export class JsTracer implements Tracer {
       n[7] = step.stack.length;
       n[8] = this.idOf(frame);
       return this.send(C.STEP, 0);
-    }));
+    }
   }
 
   fault(frame: Frame, error: string): Promise<void> | void {
     // geth reports a fault before the opcode ran to step() (with the error), not to fault(): without step, nothing.
     if (!this.hasStep) return;
     this.faulted.add(frame);
-    return this.queue(() => this.sendFault(error));
+    return this.queue(() => after(this.flush(), () => this.sendFault(error)));
   }
 
   enter(frame: Frame): void {
@@ -222,7 +248,7 @@ export class JsTracer implements Tracer {
     if (!this.hasFrames) return;
     const to = frame.to;
     void this.queue(() =>
-      after(this.flushCreate(frame.from), () => {
+      after(after(this.flush(), () => this.flushCreate(frame.from)), () => {
         if ((frame.type === 'CREATE' || frame.type === 'CREATE2') && to === undefined) {
           this.pendingCreate = frame;
           return;
@@ -235,18 +261,20 @@ export class JsTracer implements Tracer {
   exit(frame: Frame, result: FrameResult): void {
     const faults = result.error !== undefined && isExecutionFault(result.error) && !this.faulted.has(frame) && frame.type !== 'SELFDESTRUCT';
     const to = frame.to;
-    if (faults) void this.queue(() => this.sendFault(result.error!));
+    if (faults) void this.queue(() => after(this.flush(), () => this.sendFault(result.error!)));
     if (frame.depth === 1 || !this.hasFrames) return;
-    void this.queue(() => {
+    void this.queue(() => after(this.flush(), () => {
       if (this.pendingCreate === frame) {
         this.pendingCreate = undefined;
         return after(this.sendEnter(frame, to ?? ZERO_ADDRESS), () => this.sendExit(result));
       }
       return this.sendExit(result);
-    });
+    }));
   }
 
   async txEnd(ctx: TxEndContext): Promise<void> {
+    await this.chain;
+    if (this.failure === undefined) await this.flush();
     await this.chain;
     if (this.failure !== undefined) throw this.failure;
     const t = this.target;
@@ -293,6 +321,88 @@ export class JsTracer implements Tracer {
       if (this.idleLoop) this.hand(t, C.STOP, 0);
       keep(t);
     } else void t.worker.terminate();
+  }
+
+  // ------------------------------------------------------------ batched steps
+
+  private batchStep(step: StepView, cost: bigint, frame: Frame): void | Promise<void> {
+    const t = this.thread!;
+    const stackLen = step.stack.length;
+    const memLen = step.memoryWordCount !== undefined ? Number(step.memoryWordCount) * 32 : step.memory.length;
+    const msg = frame.msg;
+    const input = msg?.data ?? frame.input;
+    const withContract = this.batchContract && (this.batchFrame !== frame || this.batched === 0);
+    const size = 80 + (this.batchStacks ? stackLen * 32 : 0) + (this.batchMemory ? memLen : 0) + (withContract ? 80 + input.length : 0);
+    // A step too large for a batch of its own goes alone (what it reads is asked for while it runs).
+    if (size > PAYLOAD / 2) return this.queue(() => after(this.flush(), () => this.stepAlone(step, cost, frame)));
+    let flushed: void | Promise<void> = undefined;
+    if (this.batchBytes + size > PAYLOAD) flushed = this.flush();
+    const write = () => {
+      const v = (this.view ??= new DataView(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength));
+      let at = this.batchBytes;
+      v.setFloat64(at, step.opcode.code, true);
+      v.setFloat64(at + 8, step.pc, true);
+      v.setFloat64(at + 16, Number(step.gasLeft), true);
+      v.setFloat64(at + 24, Number(cost), true);
+      v.setFloat64(at + 32, frame.depth, true);
+      v.setFloat64(at + 40, Number(step.gasRefund), true);
+      v.setFloat64(at + 48, memLen, true);
+      v.setFloat64(at + 56, stackLen, true);
+      v.setFloat64(at + 64, this.idOf(frame), true);
+      at += 72;
+      if (this.batchStacks) {
+        const s = step.stack;
+        for (let i = 0; i < stackLen; i++, at += 32) {
+          const w = s[i];
+          v.setBigUint64(at, w >> 192n, false);
+          v.setBigUint64(at + 8, (w >> 128n) & U64, false);
+          v.setBigUint64(at + 16, (w >> 64n) & U64, false);
+          v.setBigUint64(at + 24, w & U64, false);
+        }
+      }
+      if (this.batchMemory && memLen > 0) {
+        const mem = step.memory;
+        t.bytes.set(mem.length > memLen ? mem.subarray(0, memLen) : mem, at);
+        if (mem.length < memLen) t.bytes.fill(0, at + mem.length, at + memLen);
+        at += memLen;
+      }
+      const withContractNow = this.batchContract && (this.batchFrame !== frame || this.batched === 0);
+      v.setFloat64(at, withContractNow ? 1 : 0, true);
+      if (withContractNow) {
+        this.batchFrame = frame;
+        v.setFloat64(at + 8, input.length, true);
+        t.bytes.set(msg?.caller.bytes ?? addressBytes(frame.from), at + 16);
+        t.bytes.set(step.address.bytes, at + 36);
+        t.bytes.set(setLengthLeft(bigIntToBytes(msg?.value ?? frame.value ?? 0n), 32), at + 56);
+        t.bytes.set(input, at + 88);
+        at += 88 + input.length;
+      } else at += 8;
+      this.batchBytes = at;
+      if (++this.batched >= BATCH_STEPS) return this.flush();
+    };
+    return flushed === undefined ? write() : this.queue(() => after(flushed, write));
+  }
+
+  /** Send the batched steps (before any other hook, and when the batch is full). */
+  private flush(): void | Promise<void> {
+    if (this.batched === 0) return;
+    const t = this.thread!;
+    t.nums[0] = this.batched;
+    t.nums[1] = this.batchStacks ? 1 : 0;
+    t.nums[2] = this.batchMemory ? 1 : 0;
+    const len = this.batchBytes;
+    this.batched = 0;
+    this.batchBytes = 0;
+    this.inBatch = true;
+    const done = () => {
+      this.inBatch = false;
+    };
+    const r = this.queue(() => this.send(C.STEPS, len));
+    if (r === undefined) return done();
+    return r.then(done, (err) => {
+      done();
+      throw err;
+    });
   }
 
   // ------------------------------------------------------------ frames
@@ -491,6 +601,9 @@ export class JsTracer implements Tracer {
     };
     const address = () => new Address(b.slice(0, 20));
     const step = this.step;
+    if (this.inBatch && code !== Q.CREATE && code !== Q.CREATE2) {
+      return void refuse('db can be read in step() only by a tracer whose source names its methods, and log.memory, log.contract, log.stack only by one that names them');
+    }
     switch (code) {
       case Q.STACK: {
         if (step === undefined) return void refuse('no stack outside step');
@@ -577,6 +690,12 @@ export class JsTracer implements Tracer {
 interface AtomicsAsync {
   waitAsync(a: Int32Array, index: number, value: number, timeoutMs: number): { async: false; value: string } | { async: true; value: Promise<string> };
 }
+
+/** What a step can only read while it runs: a tracer naming none of it gets its steps in batches. */
+const LIVE_READS = /getBalance|getNonce|getCode|getState|exists/;
+/** Steps in one batch at most. */
+const BATCH_STEPS = 512;
+const U64 = (1n << 64n) - 1n;
 
 const ZERO_ADDRESS = '0x' + '0'.repeat(40);
 

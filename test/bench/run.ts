@@ -39,6 +39,7 @@ import blockNumber from './scenarios/block-number.js';
 import getBalance from './scenarios/get-balance.js';
 import batch from './scenarios/batch.js';
 import tracing from './scenarios/tracing.js';
+import jsTracer from './scenarios/js-tracer.js';
 import mining from './scenarios/mining.js';
 import snapshots from './scenarios/snapshots.js';
 import fork from './scenarios/fork.js';
@@ -60,7 +61,7 @@ import rssEnd from './scenarios/rss-end.js';
  * node that goes first in rss-end is now the other one. state-writes (instances of its own) makes them
  * four: the node that goes first in rss-end is the one it was before suite-in-process.
  */
-export const SCENARIOS: Scenario[] = [boot, transfers, ethCall, ethCallVaried, heavyCall, blockNumber, getBalance, batch, tracing, mining, snapshots, fork, logs, fanout, transfersSustained, suite, suiteInProcess, httpFloor, stateWrites, rssEnd];
+export const SCENARIOS: Scenario[] = [boot, transfers, ethCall, ethCallVaried, heavyCall, blockNumber, getBalance, batch, tracing, jsTracer, mining, snapshots, fork, logs, fanout, transfersSustained, suite, suiteInProcess, httpFloor, stateWrites, rssEnd];
 
 const KINDS = ['node-rpc', 'anvil'] as const;
 type Kind = (typeof KINDS)[number];

@@ -218,6 +218,8 @@ test("a tracer's errors answer geth's messages", async () => {
     ['{step: function(){ throw new Error("boom") }, fault: function(){}, result: function(){}}', /^Error: boom    in server-side tracer function 'step'$/],
     ['{fault: function(){}, result: function(){ return undefinedThing.x }}', /^ReferenceError: undefinedThing is not defined    in server-side tracer function 'result'$/],
     ['{fault: function(){}, result: function(', /^SyntaxError/],
+    // Steps go in batches unless the source names db's methods: a read the batch cannot serve fails loudly.
+    ['{step: function(log, d){ d["get" + "Balance"](toAddress("0x01")) }, fault: function(){}, result: function(){}}', /^Error: db can be read in step\(\) only by a tracer whose source names its methods/],
   ];
   for (const [tracer, want] of cases) {
     const r = await traceErr(txs.callStore, { tracer });
