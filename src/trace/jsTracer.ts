@@ -11,117 +11,22 @@
  * the trace answers `execution timeout`; a thread that exhausts its heap bound ends too, and the
  * trace answers that. Finished threads are kept for the next trace.
  */
-import { Worker } from 'node:worker_threads';
-import { Address, bigIntToBytes, createContractAddress, createContractAddress2, setLengthLeft } from '@ethereumjs/util';
+import { bigIntToBytes, setLengthLeft } from '@ethereumjs/util';
 import type { StateManagerInterface } from '@ethereumjs/common';
 import { ChainError } from '../chain/core/errors.js';
 import type { Frame, FrameResult, StepView, Tracer, TxEndContext, TxStartContext } from './driver.js';
-import { hexBytes } from './hex.js';
-import { C, CONSTANTS, FRAME_TYPES, LEN, MSG, NODE_TURN, NUMS, NUMS_AT, PAYLOAD, PAYLOAD_AT, Q, R, SAB_BYTES, TRACER_TURN, TURN } from './jsProtocol.js';
-import { sandboxBigInt } from './jsBigInt.js';
-import { sandboxPrelude } from './jsSandbox.js';
-import { tracerWorkerSource, type WorkerJob, type WorkerSetup } from './jsWorker.js';
-import { opName } from './opcodes.js';
+import { C, FRAME_TYPES, LEN, MSG, NODE_TURN, PAYLOAD, R, TRACER_TURN, TURN } from './jsProtocol.js';
+import { writeStep } from './jsBatch.js';
+import { isExecutionFault, resultContext, ZERO_ADDRESS, type JsTracerTarget } from './jsContext.js';
+import { addressBytes, serveRequest } from './jsRequests.js';
+import { hand, keep, take, tracerError, waitAsync, waitSync, type Thread } from './jsThreads.js';
+import type { WorkerJob } from './jsWorker.js';
 
-/** A tracer thread's heap bound. */
-export const TRACER_HEAP_MB = 256;
-/** Busy-wait rounds before a wait sleeps (a quick tracer answers within them). */
-const SPIN = 20_000;
-/** How long the EVM waits on the spot for a hook before it waits without holding the event loop. */
-const SYNC_WAIT_MS = 2;
-/** Idle tracer threads kept for the next traces, and how long. */
-const KEEP_IDLE = 2;
-const IDLE_MS = 30_000;
-
-interface Thread {
-  worker: Worker;
-  ctl: Int32Array;
-  nums: Float64Array;
-  bytes: Uint8Array;
-  /** Why the thread ended (undefined while it runs). */
-  ended: string | undefined;
-  exited: Promise<void>;
-  timer?: NodeJS.Timeout;
-}
-
-const idle: Thread[] = [];
-let setup: Omit<WorkerSetup, 'sab'> | undefined;
-
-function spawn(): Thread {
-  setup ??= {
-    prelude: sandboxPrelude.toString(),
-    bigint: sandboxBigInt.toString(),
-    constants: CONSTANTS,
-    opNames: Array.from({ length: 256 }, (_, i) => opName(i)),
-  };
-  const sab = new SharedArrayBuffer(SAB_BYTES);
-  const worker = new Worker(tracerWorkerSource(), {
-    eval: true,
-    workerData: { ...setup, sab } satisfies WorkerSetup,
-    resourceLimits: { maxOldGenerationSizeMb: TRACER_HEAP_MB, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
-    stdout: true,
-    stderr: true,
-  });
-  worker.unref();
-  const t: Thread = {
-    worker,
-    ctl: new Int32Array(sab, 0, 16),
-    nums: new Float64Array(sab, NUMS_AT, NUMS),
-    bytes: new Uint8Array(sab, PAYLOAD_AT, PAYLOAD),
-    ended: undefined,
-    exited: Promise.resolve(),
-  };
-  t.exited = new Promise<void>((resolve) => {
-    worker.on('error', (err: Error & { code?: string }) => {
-      t.ended ??= err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `tracer exceeded its memory limit (${TRACER_HEAP_MB} MB)` : `tracer thread failed: ${err.message}`;
-    });
-    worker.on('exit', () => {
-      t.ended ??= 'tracer thread ended';
-      const i = idle.indexOf(t);
-      if (i !== -1) idle.splice(i, 1);
-      resolve();
-    });
-  });
-  return t;
-}
-
-function take(): Thread {
-  for (;;) {
-    const t = idle.pop();
-    if (t === undefined) return spawn();
-    clearTimeout(t.timer);
-    if (t.ended === undefined) return t;
-  }
-}
-
-function keep(t: Thread): void {
-  if (t.ended !== undefined || idle.length >= KEEP_IDLE) {
-    void t.worker.terminate();
-    return;
-  }
-  t.timer = setTimeout(() => void t.worker.terminate(), IDLE_MS);
-  t.timer.unref();
-  idle.push(t);
-}
+export type { JsTracerTarget } from './jsContext.js';
 
 /** Candidate precompile addresses (the EVM says which are active). */
 const PRECOMPILE_CANDIDATES = [...Array.from({ length: 0x11 }, (_, i) => i + 1), 0x100];
 
-export interface JsTracerTarget {
-  from: Address;
-  to?: Address;
-  value: bigint;
-  input: Uint8Array;
-  gasLimit: bigint;
-  gasPrice: bigint;
-  type: 'CALL' | 'CREATE';
-  coinbase?: Address;
-  blockNumber?: bigint;
-  blockHash?: Uint8Array;
-  txIndex?: number;
-  txHash?: Uint8Array;
-  isPrecompile(address: string): boolean;
-}
 
 type Reply = 'done' | 'again' | Promise<void>;
 
@@ -200,9 +105,9 @@ export class JsTracer implements Tracer {
     Atomics.store(t.ctl, TURN, TRACER_TURN);
     const job: WorkerJob = { source: this.source, config: this.config, precompiles, timeoutMs: this.deadline - performance.now() + 50 };
     t.worker.postMessage(job);
-    await this.waitAsync();
+    await waitAsync(t, this.deadline);
     const kind = t.ctl[MSG];
-    if (kind === R.ERROR) throw this.tracerError();
+    if (kind === R.ERROR) throw tracerError(t);
     this.hasStep = t.nums[0] === 1;
     this.hasFrames = t.nums[1] === 1;
     this.idleLoop = true;
@@ -277,31 +182,7 @@ export class JsTracer implements Tracer {
     if (this.failure === undefined) await this.flush();
     await this.chain;
     if (this.failure !== undefined) throw this.failure;
-    const t = this.target;
-    const top = ctx.top;
-    const c: Record<string, unknown> = {
-      type: t.type,
-      from: t.from.toString(),
-      to: t.to?.toString() ?? ctx.createdAddress?.toString() ?? ZERO_ADDRESS,
-      input: hexBytes(t.input),
-      gas: Number(t.gasLimit),
-      gasUsed: Number(ctx.gasUsed),
-      gasPrice: t.gasPrice.toString(),
-      value: t.value.toString(),
-      block: Number(t.blockNumber ?? 0n),
-      output: hexBytes(top.output),
-      time: goDuration(performance.now() - this.started),
-      intrinsicGas: Number(t.gasLimit - this.topGas),
-    };
-    if (t.coinbase !== undefined) c.coinbase = t.coinbase.toString();
-    if (top.error !== undefined) c.error = top.error;
-    if (t.blockHash !== undefined) {
-      c.blockHash = hexBytes(t.blockHash);
-      if (t.txHash !== undefined) {
-        c.txIndex = t.txIndex ?? 0;
-        c.txHash = hexBytes(t.txHash);
-      }
-    }
+    const c = resultContext(this.target, ctx, this.topGas, performance.now() - this.started);
     this.idleLoop = false;
     const r = this.send(C.RESULT, this.putString(JSON.stringify(c)));
     if (r !== undefined) await r;
@@ -318,7 +199,7 @@ export class JsTracer implements Tracer {
     if (t === undefined) return;
     this.thread = undefined;
     if (t.ended === undefined && Atomics.load(t.ctl, TURN) === NODE_TURN && (this.idleLoop || t.ctl[MSG] === R.END || t.ctl[MSG] === R.ERROR)) {
-      if (this.idleLoop) this.hand(t, C.STOP, 0);
+      if (this.idleLoop) hand(t, C.STOP, 0);
       keep(t);
     } else void t.worker.terminate();
   }
@@ -338,45 +219,18 @@ export class JsTracer implements Tracer {
     let flushed: void | Promise<void> = undefined;
     if (this.batchBytes + size > PAYLOAD) flushed = this.flush();
     const write = () => {
-      const v = (this.view ??= new DataView(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength));
-      let at = this.batchBytes;
-      v.setFloat64(at, step.opcode.code, true);
-      v.setFloat64(at + 8, step.pc, true);
-      v.setFloat64(at + 16, Number(step.gasLeft), true);
-      v.setFloat64(at + 24, Number(cost), true);
-      v.setFloat64(at + 32, frame.depth, true);
-      v.setFloat64(at + 40, Number(step.gasRefund), true);
-      v.setFloat64(at + 48, memLen, true);
-      v.setFloat64(at + 56, stackLen, true);
-      v.setFloat64(at + 64, this.idOf(frame), true);
-      at += 72;
-      if (this.batchStacks) {
-        const s = step.stack;
-        for (let i = 0; i < stackLen; i++, at += 32) {
-          const w = s[i];
-          v.setBigUint64(at, w >> 192n, false);
-          v.setBigUint64(at + 8, (w >> 128n) & U64, false);
-          v.setBigUint64(at + 16, (w >> 64n) & U64, false);
-          v.setBigUint64(at + 24, w & U64, false);
-        }
-      }
-      if (this.batchMemory && memLen > 0) {
-        const mem = step.memory;
-        t.bytes.set(mem.length > memLen ? mem.subarray(0, memLen) : mem, at);
-        if (mem.length < memLen) t.bytes.fill(0, at + mem.length, at + memLen);
-        at += memLen;
-      }
       const withContractNow = this.batchContract && (this.batchFrame !== frame || this.batched === 0);
-      v.setFloat64(at, withContractNow ? 1 : 0, true);
-      if (withContractNow) {
-        this.batchFrame = frame;
-        v.setFloat64(at + 8, input.length, true);
-        t.bytes.set(msg?.caller.bytes ?? addressBytes(frame.from), at + 16);
-        t.bytes.set(step.address.bytes, at + 36);
-        t.bytes.set(setLengthLeft(bigIntToBytes(msg?.value ?? frame.value ?? 0n), 32), at + 56);
-        t.bytes.set(input, at + 88);
-        at += 88 + input.length;
-      } else at += 8;
+      if (withContractNow) this.batchFrame = frame;
+      const at = writeStep(t.bytes, (this.view ??= new DataView(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength)), this.batchBytes, {
+        step,
+        cost,
+        frame,
+        frameId: this.idOf(frame),
+        memLen,
+        stack: this.batchStacks,
+        memory: this.batchMemory,
+        contract: withContractNow,
+      });
       this.batchBytes = at;
       if (++this.batched >= BATCH_STEPS) return this.flush();
     };
@@ -496,23 +350,18 @@ export class JsTracer implements Tracer {
     return Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.length).write(s, 0, 'utf8');
   }
 
-  private hand(t: Thread, kind: number, len: number): void {
-    t.ctl[MSG] = kind;
-    t.ctl[LEN] = len;
-    Atomics.store(t.ctl, TURN, TRACER_TURN);
-    Atomics.notify(t.ctl, TURN);
-  }
+
 
   /** Hand a hook over and serve the tracer until it is done with it. */
   private send(kind: number, len: number): void | Promise<void> {
     this.idleLoop = false;
-    this.hand(this.thread!, kind, len);
+    hand(this.thread!, kind, len);
     return this.pump();
   }
 
   private pump(): void | Promise<void> {
     for (;;) {
-      if (!this.waitSync()) return this.waitAsync().then(() => this.pumpReplied());
+      if (!waitSync(this.thread!)) return waitAsync(this.thread!, this.deadline).then(() => this.pumpReplied());
       const r = this.onReply();
       if (r === 'done') return;
       if (r !== 'again') return r.then(() => this.pump());
@@ -526,39 +375,11 @@ export class JsTracer implements Tracer {
     return this.pump();
   }
 
-  private waitSync(): boolean {
-    const ctl = this.thread!.ctl;
-    for (let i = 0; i < SPIN; i++) if (Atomics.load(ctl, TURN) === NODE_TURN) return true;
-    const until = performance.now() + SYNC_WAIT_MS;
-    while (Atomics.load(ctl, TURN) !== NODE_TURN) {
-      const left = until - performance.now();
-      if (left <= 0) return false;
-      Atomics.wait(ctl, TURN, TRACER_TURN, left);
-    }
-    return true;
-  }
 
-  private async waitAsync(): Promise<void> {
-    const t = this.thread!;
-    while (Atomics.load(t.ctl, TURN) !== NODE_TURN) {
-      if (t.ended !== undefined) throw new ChainError(t.ended);
-      const left = this.deadline - performance.now();
-      if (left <= 0) {
-        t.ended = 'execution timeout';
-        void t.worker.terminate();
-        throw new ChainError('execution timeout');
-      }
-      const w = (Atomics as unknown as AtomicsAsync).waitAsync(t.ctl, TURN, TRACER_TURN, Math.min(left, 100));
-      if (w.async) await Promise.race([w.value, t.exited]);
-    }
-  }
 
-  private tracerError(): ChainError {
-    const t = this.thread!;
-    const len = t.ctl[LEN];
-    const msg = Buffer.from(t.bytes.subarray(0, len)).toString('utf8');
-    return new ChainError(msg);
-  }
+
+
+
 
   private onReply(): Reply {
     const t = this.thread!;
@@ -567,16 +388,16 @@ export class JsTracer implements Tracer {
         this.idleLoop = true;
         return 'done';
       case R.ERROR:
-        throw this.tracerError();
+        throw tracerError(t);
       case R.CHUNK:
         this.resultText += Buffer.from(t.bytes.subarray(0, t.ctl[LEN])).toString('latin1');
-        this.hand(t, C.MORE, 0);
+        hand(t, C.MORE, 0);
         return 'again';
       case R.END:
         this.resultText = Buffer.from(this.resultText + Buffer.from(t.bytes.subarray(0, t.ctl[LEN])).toString('latin1'), 'latin1').toString('utf8');
         return 'done';
       case R.REQUEST: {
-        const r = this.serve(t);
+        const r = serveRequest(t, { step: this.step, frame: this.frame, sm: this.sm!, inBatch: this.inBatch });
         if (r === undefined) return 'again';
         return r;
       }
@@ -585,144 +406,14 @@ export class JsTracer implements Tracer {
     }
   }
 
-  // ------------------------------------------------------------ the tracer's requests
-
-  /** Answer the tracer's request; a promise when state must be read first. */
-  private serve(t: Thread): undefined | Promise<void> {
-    const code = t.nums[0];
-    const b = t.bytes;
-    const answer = (len: number) => {
-      t.nums[0] = 0;
-      this.hand(t, C.ANSWER, len);
-    };
-    const refuse = (message: string) => {
-      t.nums[0] = 1;
-      this.hand(t, C.ANSWER, Buffer.from(b.buffer, b.byteOffset, b.length).write(message, 0, 'utf8'));
-    };
-    const address = () => new Address(b.slice(0, 20));
-    const step = this.step;
-    if (this.inBatch && code !== Q.CREATE && code !== Q.CREATE2) {
-      return void refuse('db can be read in step() only by a tracer whose source names its methods, and log.memory, log.contract, log.stack only by one that names them');
-    }
-    switch (code) {
-      case Q.STACK: {
-        if (step === undefined) return void refuse('no stack outside step');
-        const s = step.stack;
-        for (let i = 0; i < s.length; i++) b.set(setLengthLeft(bigIntToBytes(s[i]), 32), i * 32);
-        return void answer(s.length * 32);
-      }
-      case Q.MEMORY: {
-        if (step === undefined) return void refuse('no memory outside step');
-        const from = t.nums[1];
-        const n = t.nums[2];
-        const mem = step.memory;
-        b.fill(0, 0, n);
-        if (from < mem.length) b.set(mem.subarray(from, Math.min(mem.length, from + n)), 0);
-        return void answer(n);
-      }
-      case Q.CONTRACT: {
-        const f = this.frame;
-        if (f === undefined || step === undefined) return void refuse('no contract outside step');
-        const msg = f.msg;
-        b.set(msg?.caller.bytes ?? addressBytes(f.from), 0);
-        b.set(step.address.bytes, 20);
-        b.set(setLengthLeft(bigIntToBytes(msg?.value ?? f.value ?? 0n), 32), 40);
-        const input = msg?.data ?? f.input;
-        const inp = input.length > PAYLOAD - 72 ? input.subarray(0, PAYLOAD - 72) : input;
-        b.set(inp, 72);
-        return void answer(72 + inp.length);
-      }
-      case Q.CREATE: {
-        b.set(createContractAddress(address(), BigInt(t.nums[1])).bytes, 0);
-        return void answer(20);
-      }
-      case Q.CREATE2: {
-        const len = t.ctl[LEN];
-        b.set(createContractAddress2(address(), b.slice(20, 52), b.slice(52, len)).bytes, 0);
-        return void answer(20);
-      }
-      case Q.BALANCE:
-      case Q.NONCE:
-      case Q.CODE:
-      case Q.STATE:
-      case Q.EXISTS:
-        return this.readState(t, code, answer);
-      default:
-        return void refuse(`unknown request ${code}`);
-    }
-  }
-
-  private async readState(t: Thread, code: number, answer: (len: number) => void): Promise<void> {
-    const sm = this.sm!;
-    const b = t.bytes;
-    const address = new Address(b.slice(0, 20));
-    switch (code) {
-      case Q.BALANCE: {
-        const acct = await sm.getAccount(address);
-        return answer(Buffer.from(b.buffer, b.byteOffset, b.length).write((acct?.balance ?? 0n).toString(), 0, 'latin1'));
-      }
-      case Q.NONCE: {
-        const acct = await sm.getAccount(address);
-        t.nums[1] = Number(acct?.nonce ?? 0n);
-        return answer(0);
-      }
-      case Q.CODE: {
-        const code = await sm.getCode(address);
-        const c = code.length > PAYLOAD ? code.subarray(0, PAYLOAD) : code;
-        b.set(c, 0);
-        return answer(c.length);
-      }
-      case Q.STATE: {
-        const value = await sm.getStorage(address, b.slice(20, 52));
-        b.set(setLengthLeft(value, 32), 0);
-        return answer(32);
-      }
-      default: {
-        const acct = await sm.getAccount(address);
-        t.nums[1] = acct === undefined ? 0 : 1;
-        return answer(0);
-      }
-    }
-  }
-}
-
-/** Atomics.waitAsync (Node 16+; not in the ES2022 library types). */
-interface AtomicsAsync {
-  waitAsync(a: Int32Array, index: number, value: number, timeoutMs: number): { async: false; value: string } | { async: true; value: Promise<string> };
 }
 
 /** What a step can only read while it runs: a tracer naming none of it gets its steps in batches. */
 const LIVE_READS = /getBalance|getNonce|getCode|getState|exists/;
 /** Steps in one batch at most. */
 const BATCH_STEPS = 512;
-const U64 = (1n << 64n) - 1n;
-
-const ZERO_ADDRESS = '0x' + '0'.repeat(40);
 
 /** `then` after `r` when it is a promise, at once otherwise. */
 function after(r: void | Promise<void>, then: () => void | Promise<void>): void | Promise<void> {
   return r === undefined ? then() : r.then(then);
-}
-
-function addressBytes(hex: string): Uint8Array {
-  return Buffer.from(hex.slice(2).padStart(40, '0'), 'hex');
-}
-
-/** Errors geth's interpreter returns after the opcode was traced (its OnFault). */
-function isExecutionFault(error: string): boolean {
-  return (
-    error === 'execution reverted' ||
-    error === 'invalid jump destination' ||
-    error.startsWith('invalid opcode') ||
-    error === 'write protection' ||
-    error === 'return data out of bounds'
-  );
-}
-
-/** Go's time.Duration String() for a span in milliseconds. */
-function goDuration(ms: number): string {
-  if (ms < 0.001) return `${Math.round(ms * 1e6)}ns`;
-  if (ms < 1) return `${+(ms * 1000).toFixed(3)}µs`;
-  if (ms < 1000) return `${+ms.toFixed(6)}ms`;
-  return `${+(ms / 1000).toFixed(9)}s`;
 }
