@@ -6,6 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bytesToHex, createAddressFromString, createContractAddress } from '@ethereumjs/util';
+import { startCli } from '../support/cli.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { artifact, encodeCall } from './helpers.js';
 
@@ -162,5 +163,19 @@ test('a shared node refuses JavaScript tracers unless --allow-js-tracers', async
     } finally {
       await shared.close();
     }
+  }
+});
+
+test('the command (its bundle) runs JavaScript tracers; --allow-js-tracers opens them on --public', async () => {
+  const cli = await startCli(['--public', '--host', '127.0.0.1', '--unlock', '--allow-js-tracers']);
+  try {
+    const [a] = await cli.rpc('eth_accounts');
+    const h = await cli.rpc('eth_sendTransaction', [{ from: a, data: '0x6001600055600054600052602060006000f3' }]);
+    const steps = ((await cli.rpc('debug_traceTransaction', [h, {}])) as any).structLogs.length;
+    assert.equal(await cli.rpc('debug_traceTransaction', [h, { tracer: 'opcountTracer' }]), steps);
+    const tracer = `{ r: [], step: function (log, db) { if (log.op.toString() === 'RETURN') this.r.push(log.stack.peek(2).toString(), toHex(log.memory.slice(0, 32)), db.getBalance(log.contract.getCaller()).isZero()); }, fault: function () {}, result: function () { return this.r; } }`;
+    assert.deepEqual(await cli.rpc('debug_traceTransaction', [h, { tracer }]), ['32', '0x' + '1'.padStart(64, '0'), false]);
+  } finally {
+    await cli.stop();
   }
 });
