@@ -25,7 +25,7 @@ interface Node {
 }
 
 /** OpenEthereum's names for what went wrong, from the driver's geth texts. */
-export function parityError(gethError: string): string {
+function parityError(gethError: string): string {
   if (gethError === 'execution reverted') return 'Reverted';
   if (gethError.startsWith('out of gas') || gethError === 'contract creation code storage out of gas') return 'Out of gas';
   if (gethError === 'invalid jump destination') return 'Bad jump destination';

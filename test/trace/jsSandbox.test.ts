@@ -123,7 +123,7 @@ test('flatCallTracer: geth output, convertParityErrors, includePrecompiles', asy
     type: 'call',
   });
   const inner = tree.calls[0];
-  assert.deepEqual(flat[1].action, { callType: 'staticcall', from: inner.from, gas: inner.gas, input: inner.input, to: inner.to }, 'a static call has no value');
+  assert.deepEqual(flat[1].action, { callType: 'staticcall', from: inner.from, gas: inner.gas, input: inner.input, to: inner.to, value: '0x0' }, 'an inner frame has a value, zero for a static call');
   assert.equal(flat[1].error, 'execution reverted');
   assert.deepEqual(flat[1].result, { gasUsed: inner.gasUsed, output: inner.output }, 'a revert keeps its output');
   assert.deepEqual(flat[1].traceAddress, [0]);
@@ -138,7 +138,12 @@ test('flatCallTracer: geth output, convertParityErrors, includePrecompiles', asy
     ['staticcall', '0x0000000000000000000000000000000000000004', [0]],
     ['staticcall', '0x0000000000000000000000000000000000000002', [1]],
   ]);
-  assert.equal(withPre[1].action.value, undefined, 'a static call has no value');
+  assert.equal(withPre[1].action.value, '0x0');
+  // A call has no block hash or transaction hash (null, as geth), and its block's number.
+  const call = (await node.rpc('debug_traceCall', [{ from, to: withPre[0].action.to }, 'latest', { tracer: 'flatCallTracer' }])) as any[];
+  assert.equal(call[0].blockHash, null);
+  assert.equal(call[0].transactionHash, null);
+  assert.equal(call[0].blockNumber, Number(await node.rpc('eth_blockNumber')));
   const bad = await traceErr(txs.tryFail, { tracer: 'flatCallTracer', tracerConfig: { nope: true } });
   assert.equal(bad.error?.code, -32602);
 });
