@@ -85,16 +85,25 @@ test("a tracer without step is not called per opcode (hooks only when asked)", a
 });
 
 test("geth's named JS tracers: shapes", async () => {
-  const steps = ((await trace(txs.callStore, {})) as any).structLogs as Array<{ op: string }>;
+  const steps = ((await trace(txs.callStore, {})) as any).structLogs as Array<{ op: string; depth: number }>;
   const ops = steps.map((s) => s.op);
   assert.equal(await trace(txs.callStore, { tracer: 'opcountTracer' }), ops.length);
   const count = (keys: string[]) => keys.reduce<Record<string, number>>((m, k) => ((m[k] = (m[k] ?? 0) + 1), m), {});
   assert.deepEqual(await trace(txs.callStore, { tracer: 'unigramTracer' }), count(ops));
-  assert.deepEqual(await trace(txs.callStore, { tracer: 'bigramTracer' }), count(ops.map((o, i) => `${i > 0 ? ops[i - 1] : ''}-${o}`)));
-  assert.deepEqual(
-    await trace(txs.callStore, { tracer: 'trigramTracer' }),
-    count(ops.map((o, i) => `${i > 1 ? ops[i - 2] : ''}-${i > 0 ? ops[i - 1] : ''}-${o}`)),
-  );
+  // Pairs and triples within one depth; the step where the depth changes starts over.
+  const pairs: string[] = [];
+  const triples: string[] = [];
+  let last: [string, string] = ['', ''];
+  steps.forEach((s, i) => {
+    if (i > 0 && steps[i - 1].depth === s.depth) pairs.push(`${steps[i - 1].op}-${s.op}`);
+    if (i === 0 || steps[i - 1].depth !== s.depth) last = ['', ''];
+    else {
+      triples.push(`${last[0]}-${last[1]}-${s.op}`);
+      last = [last[1], s.op];
+    }
+  });
+  assert.deepEqual(await trace(txs.callStore, { tracer: 'bigramTracer' }), count(pairs));
+  assert.deepEqual(await trace(txs.callStore, { tracer: 'trigramTracer' }), count(triples));
   const dis = (await trace(txs.callStore, { tracer: 'evmdisTracer' })) as any[];
   assert.ok(Array.isArray(dis) && dis.length > 0);
   assert.deepEqual(Object.keys(dis[0]).sort(), ['depth', 'len', 'op', 'result']);
@@ -104,6 +113,7 @@ test("geth's named JS tracers: shapes", async () => {
   assert.ok(call, 'the CALL is listed with its frame');
   assert.ok(call.ops.length > 0 && call.ops.every((o: any) => o.depth === 2));
   assert.equal(call.to, createContractAddress(createAddressFromString(from), 0n).toString().slice(2).replace(/^0+/, ''));
+  assert.equal(dis.filter((o) => o.depth === 1).length + call.ops.length, ops.length - 1, 'every step but the one returning to depth 1');
 });
 
 test('flatCallTracer: geth output, convertParityErrors, includePrecompiles', async () => {
