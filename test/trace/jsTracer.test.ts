@@ -38,6 +38,7 @@ before(async () => {
   txs.tryFail = await send({ to: caller, data: bytesToHex(encodeCall(sel(caller_, 'tryFail(address)'), createAddressFromString(callee))) });
   txs.fail = await send({ to: callee, data: bytesToHex(encodeCall(sel(callee_, 'fail()'))) });
   txs.deploy2 = await send({ to: caller, value: '0x3e8', data: bytesToHex(encodeCall(sel(caller_, 'deploy(bytes32)'), 5n)) });
+  txs.deployPlain = await send({ to: caller, value: '0x5', data: bytesToHex(encodeCall(sel(caller_, 'deployPlain()'))) });
 });
 
 after(async () => {
@@ -111,7 +112,7 @@ test('enter(frame) / exit(frameResult) match the callTracer frames', async () =>
     fault: function () {},
     result: function () { return this.calls; }
   }`;
-  for (const name of ['callStore', 'tryFail', 'deploy2']) {
+  for (const name of ['callStore', 'tryFail', 'deploy2', 'deployPlain']) {
     const got = (await trace(txs[name], { tracer })) as any[];
     const tree = (await trace(txs[name], { tracer: 'callTracer' })) as any;
     const want: any[] = [];
@@ -228,4 +229,28 @@ test("a tracer's errors answer geth's messages", async () => {
   }
   // A bare unknown name is still an unknown tracer.
   assert.equal((await traceErr(txs.callStore, { tracer: 'nosuchTracer' })).error?.code, -32602);
+});
+
+test('debug_traceCall and debug_traceBlockByNumber run JavaScript tracers', async () => {
+  const tracer = `{ n: 0, step: function () { this.n++; }, fault: function () {}, result: function (ctx) {
+    return { n: this.n, type: ctx.type, to: toHex(ctx.to), block: ctx.block, hash: ctx.blockHash === undefined, value: ctx.value.toString(), out: toHex(ctx.output) }; } }`;
+  const data = '0x' + callee_.methodIdentifiers['stored()'];
+  const head = Number(await node.rpc('eth_blockNumber'));
+  const r = (await node.rpc('debug_traceCall', [{ from, to: callee, data }, 'latest', { tracer }])) as any;
+  assert.equal(r.type, 'CALL');
+  assert.equal(r.to, callee);
+  assert.equal(r.block, head, 'a call at latest runs in its block, as geth');
+  assert.equal(r.hash, true, 'a call has no block hash in ctx');
+  assert.equal(r.out, await node.rpc('eth_call', [{ from, to: callee, data }, 'latest']));
+  assert.ok(r.n > 0);
+  // With a state override: the stored value the tracer sees is the overridden one.
+  const slot = '0x' + '0'.repeat(64);
+  const over = (await node.rpc('debug_traceCall', [{ from, to: callee, data }, 'latest', { tracer, stateOverrides: { [callee]: { stateDiff: { [slot]: '0x' + '9'.padStart(64, '0') } } } }])) as any;
+  assert.equal(BigInt(over.out), 9n);
+  const rc = await node.rpc('eth_getTransactionReceipt', [txs.callStore]);
+  const block = (await node.rpc('debug_traceBlockByNumber', [rc.blockNumber, { tracer }])) as any[];
+  assert.equal(block.length, 1);
+  assert.equal(block[0].txHash, txs.callStore);
+  assert.equal(block[0].result.block, Number(rc.blockNumber));
+  assert.equal(block[0].result.n, await trace(txs.callStore, { tracer: 'opcountTracer' }));
 });
