@@ -13,6 +13,8 @@
 export function sandboxPrelude(K: any, ctl: Int32Array, nums: Float64Array, bytes: Uint8Array, bigInt: any, opNames: string[], precompiles: string[], config: string): unknown {
   const { TURN, MSG, LEN, NODE_TURN, TRACER_TURN, PAYLOAD, C, R, Q, FRAME_TYPES } = K;
   const g: any = globalThis;
+  // The API's own arrays, made with the constructor as it is before the byte guard (jsGuard.ts) replaces it.
+  const U8 = Uint8Array;
   // The exchange's waits stay here: a tracer gets no way to block its thread or share memory.
   const A = Atomics;
   for (const name of ['Atomics', 'SharedArrayBuffer', 'WebAssembly']) delete g[name];
@@ -37,7 +39,7 @@ export function sandboxPrelude(K: any, ctl: Int32Array, nums: Float64Array, byte
     return at + b.length;
   }
   function takeBytes(from: number, len: number): Uint8Array {
-    const out = new Uint8Array(len);
+    const out = new U8(len);
     for (let i = 0; i < len; i++) out[i] = bytes[from + i];
     return out;
   }
@@ -80,23 +82,23 @@ export function sandboxPrelude(K: any, ctl: Int32Array, nums: Float64Array, byte
     if (typeof v === 'string' && allowString) {
       let h = v.startsWith('0x') || v.startsWith('0X') ? v.slice(2) : v;
       if (h.length % 2 === 1) h = '0' + h;
-      const out = new Uint8Array(h.length / 2);
+      const out = new U8(h.length / 2);
       for (let i = 0; i < out.length; i++) {
         const n = parseInt(h.substr(i * 2, 2), 16);
         out[i] = Number.isNaN(n) ? 0 : n;
       }
       return out;
     }
-    if (v instanceof Uint8Array) return v;
+    if (v instanceof U8) return v;
     if (Array.isArray(v)) {
-      const out = new Uint8Array(v.length);
+      const out = new U8(v.length);
       for (let i = 0; i < v.length; i++) out[i] = Number(v[i]) & 0xff;
       return out;
     }
     throw new Error('invalid buffer type');
   }
   function fixed(b: Uint8Array, n: number): Uint8Array {
-    const out = new Uint8Array(n);
+    const out = new U8(n);
     if (b.length >= n) out.set(b.subarray(b.length - n));
     else out.set(b, n - b.length);
     return out;
@@ -196,7 +198,7 @@ export function sandboxPrelude(K: any, ctl: Int32Array, nums: Float64Array, byte
     return contract;
   }
   function memorySlice(begin: number, end: number): Uint8Array {
-    const out = new Uint8Array(end - begin);
+    const out = new U8(end - begin);
     if (memAt >= 0) {
       for (let i = begin; i < end && i < cur.memLen; i++) out[i - begin] = bytes[memAt + i];
       return out;
@@ -227,7 +229,7 @@ export function sandboxPrelude(K: any, ctl: Int32Array, nums: Float64Array, byte
       slice(begin: any, end: any) {
         const b = Number(begin);
         const e = Number(end);
-        if (e === b) return new Uint8Array(0);
+        if (e === b) return new U8(0);
         if (e < b || b < 0) throw new Error('tracer accessed out of bound memory: offset ' + b + ', end ' + e);
         if (e - cur.memLen > 1024 * 1024) throw new Error('tracer reached limit for padding memory slice: end ' + e + ', memorySize ' + cur.memLen);
         return memorySlice(b, e);
@@ -255,7 +257,7 @@ export function sandboxPrelude(K: any, ctl: Int32Array, nums: Float64Array, byte
   };
 
   // ------------------------------------------------------------ frames
-  const frameData: any = { type: '', from: new Uint8Array(20), to: new Uint8Array(20), input: new Uint8Array(0), gas: 0, value: undefined };
+  const frameData: any = { type: '', from: new U8(20), to: new U8(20), input: new U8(0), gas: 0, value: undefined };
   const frame = {
     getType: () => frameData.type,
     getFrom: () => frameData.from.slice(),
@@ -264,7 +266,7 @@ export function sandboxPrelude(K: any, ctl: Int32Array, nums: Float64Array, byte
     getGas: () => frameData.gas,
     getValue: () => frameData.value,
   };
-  const resultData: any = { gasUsed: 0, output: new Uint8Array(0), error: undefined };
+  const resultData: any = { gasUsed: 0, output: new U8(0), error: undefined };
   const frameResult = {
     getGasUsed: () => resultData.gasUsed,
     getOutput: () => resultData.output.slice(),

@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { ChainError } from '../chain/core/errors.js';
 import { CONSTANTS, LEN, MSG, NODE_TURN, NUMS, NUMS_AT, PAYLOAD, PAYLOAD_AT, SAB_BYTES, TRACER_TURN, TURN } from './jsProtocol.js';
 import { sandboxBigInt } from './jsBigInt.js';
+import { sandboxByteGuard } from './jsGuard.js';
 import { sandboxPrelude } from './jsSandbox.js';
 import { tracerWorkerSource, type WorkerSetup } from './jsWorker.js';
 import { opName } from './opcodes.js';
@@ -40,6 +41,9 @@ function spawn(): Thread {
   setup ??= {
     prelude: sandboxPrelude.toString(),
     bigint: sandboxBigInt.toString(),
+    guard: sandboxByteGuard.toString(),
+    byteLimit: TRACER_HEAP_MB * 1024 * 1024,
+    byteMessage: `tracer exceeded its memory limit (${TRACER_HEAP_MB} MB)`,
     constants: CONSTANTS,
     opNames: Array.from({ length: 256 }, (_, i) => opName(i)),
   };

@@ -16,6 +16,10 @@ export interface WorkerSetup {
   /** Sources of sandboxPrelude and sandboxBigInt (evaluated in each trace's context). */
   prelude: string;
   bigint: string;
+  /** Source of sandboxByteGuard, and the bytes of arrays a tracer may allocate in one trace. */
+  guard: string;
+  byteLimit: number;
+  byteMessage: string;
   constants: unknown;
   opNames: string[];
 }
@@ -60,6 +64,7 @@ export function tracerWorkerMain(): void {
       const bigInt = vm.runInContext(`(${setup.bigint})()`, context, opts);
       const install = vm.runInContext(`(${setup.prelude})`, context, opts);
       const setTracer = install(K, ctl, nums, bytes, bigInt, setup.opNames, job.precompiles, job.config);
+      vm.runInContext(`(${setup.guard})(${setup.byteLimit}, ${JSON.stringify(setup.byteMessage)})`, context, opts);
       let tracer: unknown;
       try {
         tracer = vm.runInContext(`(${job.source}\n)`, context, { ...opts, filename: 'tracer.js' });

@@ -48,6 +48,8 @@ test('hostile tracers are stopped and answered with an error; the node keeps ser
     ['infinite loop in result', { tracer: result('for(;;){}'), timeout: '300ms' }, /^execution timeout$/],
     ['infinite loop building the object', { tracer: '{x: (function(){ for(;;){} })(), fault: function(){}, result: function(){}}', timeout: '300ms' }, /^execution timeout$/],
     ['huge allocation', { tracer: result('var a = []; for (;;) a.push(new Array(100000).fill(7));'), timeout: '60s' }, /^tracer exceeded its memory limit \(256 MB\)$/],
+    ['huge byte arrays (outside the heap)', { tracer: result('var a = []; for (var i = 0; i < 64; i++) a.push(new Uint8Array(1 << 28).fill(1));'), timeout: '60s' }, /^RangeError: tracer exceeded its memory limit \(256 MB\)/],
+    ['huge byte arrays through a constructor property', { tracer: result('var C = toWord("0x01").constructor, B = toWord("0x01").buffer.constructor; var a = []; for (var i = 0; i < 64; i++) { a.push(new C(1 << 27)); a.push(new B(1 << 27)); }'), timeout: '60s' }, /^RangeError: tracer exceeded its memory limit \(256 MB\)/],
     ['constructor escape', { tracer: result('return this.constructor.constructor("return process")()') }, /^EvalError: Code generation from strings disallowed/],
     ['escape through a log object', { tracer: '{step: function(log){ log.op.constructor.constructor("return process")() }, fault: function(){}, result: function(){}}' }, /^EvalError: Code generation from strings disallowed/],
     ['escape through a bigInt', { tracer: result('return bigInt(1).constructor.constructor("return process")()') }, /^EvalError: Code generation from strings disallowed/],
