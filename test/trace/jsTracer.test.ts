@@ -36,6 +36,7 @@ before(async () => {
   caller = createContractAddress(sender, 1n).toString();
   txs.callStore = await send({ to: caller, data: bytesToHex(encodeCall(sel(caller_, 'callStore(address,uint256)'), createAddressFromString(callee), 42n)) });
   txs.tryFail = await send({ to: caller, data: bytesToHex(encodeCall(sel(caller_, 'tryFail(address)'), createAddressFromString(callee))) });
+  txs.tryBurn = await send({ to: caller, data: bytesToHex(encodeCall(sel(caller_, 'tryBurn(address)'), createAddressFromString(callee))) });
   txs.fail = await send({ to: callee, data: bytesToHex(encodeCall(sel(callee_, 'fail()'))) });
   txs.deploy2 = await send({ to: caller, value: '0x3e8', data: bytesToHex(encodeCall(sel(caller_, 'deploy(bytes32)'), 5n)) });
   txs.deployPlain = await send({ to: caller, value: '0x5', data: bytesToHex(encodeCall(sel(caller_, 'deployPlain()'))) });
@@ -132,6 +133,11 @@ test('fault(log, db) runs for a failing opcode, with log.getError()', async () =
   assert.deepEqual(await trace(txs.fail, { tracer }), [['REVERT', 1, 'execution reverted']]);
   assert.deepEqual(await trace(txs.tryFail, { tracer }), [['REVERT', 2, 'execution reverted']]);
   assert.deepEqual(await trace(txs.callStore, { tracer }), []);
+  // Out of gas before an opcode runs: the struct logs put the error on that opcode's step.
+  const logs = ((await trace(txs.tryBurn, {})) as any).structLogs as Array<{ op: string; depth: number; error?: string }>;
+  const failed = logs.filter((l) => l.error !== undefined).map((l) => [l.op, l.depth, l.error]);
+  assert.equal(failed.length, 1);
+  assert.deepEqual(await trace(txs.tryBurn, { tracer }), failed);
 });
 
 test('result(ctx, db): ctx as geth fills it, db reads the state', async () => {
