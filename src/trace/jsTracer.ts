@@ -115,7 +115,7 @@ export class JsTracer implements Tracer {
 
   opcode(step: StepView, cost: bigint, frame: Frame): Promise<void> | void {
     if (!this.hasStep) return this.pendingCreate === undefined ? undefined : this.queue(() => this.flushCreate(step.address.toString()));
-    if (this.batching && this.pendingCreate === undefined && this.chain === undefined && this.failure === undefined) return this.batchStep(step, cost, frame);
+    if (this.pendingCreate === undefined && this.chain === undefined && this.failure === undefined) return this.batchStep(step, cost, frame);
     return this.queue(() => after(this.flushCreate(step.address.toString()), () => this.stepAlone(step, cost, frame)));
   }
 
@@ -232,7 +232,8 @@ export class JsTracer implements Tracer {
         contract: withContractNow,
       });
       this.batchBytes = at;
-      if (++this.batched >= BATCH_STEPS) return this.flush();
+      // A tracer that reads state in step() gets each step on its own, with the EVM waiting on it.
+      if (++this.batched >= (this.batching ? BATCH_STEPS : 1)) return this.flush();
     };
     return flushed === undefined ? write() : this.queue(() => after(flushed, write));
   }
@@ -247,7 +248,7 @@ export class JsTracer implements Tracer {
     const len = this.batchBytes;
     this.batched = 0;
     this.batchBytes = 0;
-    this.inBatch = true;
+    this.inBatch = this.batching;
     const done = () => {
       this.inBatch = false;
     };
