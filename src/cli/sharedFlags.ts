@@ -28,6 +28,7 @@ export interface SharedFlags {
   maxBatchResponse?: number;
   logFormat: LogFormat;
   allowCheats?: boolean;
+  allowJsTracers?: boolean;
   unlock?: boolean;
   maxBlockRange?: number;
 }
@@ -102,6 +103,7 @@ export function addSharedFlags(cmd: Command): void {
     .option('--max-batch-response <bytes>', `bytes a batch answer may hold; calls past it get -32003 (default 0 = no cap; ${SHARED_MAX_BATCH_RESPONSE_BYTES} with --public)`, intIn(0, Number.MAX_SAFE_INTEGER, 'max batch response'))
     .option('--log-format <format>', 'access log of --public: text or json (one object per line)', logFormat, 'text')
     .option('--allow-cheats', 'with --public: allow the test controls (anvil_*, hardhat_*, evm_* that change the chain)')
+    .option('--allow-js-tracers', 'with --public: allow JavaScript tracers in debug_trace* (they run in a sandbox with a time and memory bound)')
     .option('--unlock', 'with --public: allow signing with the dev accounts (eth_sendTransaction, eth_sign, …) and impersonation')
     .option('--max-block-range <n>', `most blocks one eth_getLogs / eth_getFilterLogs range may span; wider is -32005 (default: no cap; ${SHARED_MAX_BLOCK_RANGE} with --public)`, intIn(1, Number.MAX_SAFE_INTEGER, 'max block range'));
 }
@@ -116,7 +118,7 @@ export function sharedStart(
   cmd: Command,
   print: (line: string) => void,
   silent: boolean,
-): { shared: boolean; host?: string; unlock?: boolean; allowCheats?: boolean; maxBlockRange?: number; transport: TransportOptions } {
+): { shared: boolean; host?: string; unlock?: boolean; allowCheats?: boolean; allowJsTracers?: boolean; maxBlockRange?: number; transport: TransportOptions } {
   const shared = flags.public === true;
   const keys = flags.apiKey !== undefined || flags.apiKeys !== undefined ? allKeys(flags) : undefined;
   const format = flags.logFormat;
@@ -125,6 +127,7 @@ export function sharedStart(
     ...(shared && cmd.getOptionValueSource('host') !== 'cli' ? { host: '0.0.0.0' } : {}),
     unlock: flags.unlock,
     allowCheats: flags.allowCheats,
+    allowJsTracers: flags.allowJsTracers,
     maxBlockRange: flags.maxBlockRange,
     transport: {
       rateLimit: flags.rateLimit,

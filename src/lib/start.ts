@@ -58,6 +58,8 @@ export interface StartOptions {
   unlock?: boolean;
   /** On a shared node: allow the test controls (--allow-cheats). */
   allowCheats?: boolean;
+  /** On a shared node: allow JavaScript tracers in debug_trace* (--allow-js-tracers). */
+  allowJsTracers?: boolean;
   /** Most blocks one eth_getLogs range may span (default: none; 10,000 on a shared node). */
   maxBlockRange?: number;
   /** The transport's limits and access rules; unset fields take the mode's defaults (src/lib/transport.ts). */
@@ -119,7 +121,7 @@ export async function bootDev(options: StartOptions = {}): Promise<Booted> {
   if (options.reports?.coverage !== undefined) node.configure({ coverage: options.reports.coverage });
   const table = createMethodTable(node, VERSION, options.clientVersion);
   if (options.reports !== undefined) for (const m of reportMethods(options.reports)) table.add(m);
-  if (options.shared) lockDown(table, { unlock: options.unlock === true, allowCheats: options.allowCheats === true });
+  if (options.shared) lockDown(table, { unlock: options.unlock === true, allowCheats: options.allowCheats === true, allowJsTracers: options.allowJsTracers === true });
   const dispatcher = new Dispatcher(
     table,
     (method, error, ms) => {

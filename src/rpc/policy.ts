@@ -8,6 +8,7 @@
  * `hardhat_` and `evm_` method is a cheat unless listed below as read-only. Refused methods answer
  * -32000 naming the flag; `eth_accounts` answers `[]` (the node offers no accounts).
  */
+import { isJsTracer } from '../trace/index.js';
 import { serverError } from './errors.js';
 import { method, type MethodDef, type MethodTable } from './registry.js';
 
@@ -56,6 +57,24 @@ export interface SharedPolicy {
   unlock: boolean;
   /** --allow-cheats: test controls allowed. */
   allowCheats: boolean;
+  /** --allow-js-tracers: JavaScript tracers allowed in debug_trace*. */
+  allowJsTracers?: boolean;
+}
+
+/** debug_trace* methods and which of their params is the trace config. */
+const TRACE_CONFIG_PARAM: Record<string, number> = {
+  debug_traceTransaction: 1,
+  debug_traceCall: 2,
+  debug_traceBlockByNumber: 1,
+  debug_traceBlockByHash: 1,
+};
+
+/** Whether a raw trace config asks for a JavaScript tracer. */
+function asksForJs(raw: unknown): boolean {
+  if (typeof raw !== 'object' || raw === null) return false;
+  const key = Object.keys(raw).find((k) => k.toLowerCase() === 'tracer');
+  const tracer = key === undefined ? undefined : (raw as Record<string, unknown>)[key];
+  return typeof tracer === 'string' && isJsTracer(tracer);
 }
 
 /** Lock `table` down for a shared node: refused methods answer -32000 naming the flag that opens them. */
@@ -65,6 +84,18 @@ export function lockDown(table: MethodTable, policy: SharedPolicy): void {
     const lock = lockOf(name);
     if (lock === 'signing' && !policy.unlock) return refused(def, `${name} is disabled on a shared node (it holds no sender key): sign transactions yourself and send them with eth_sendRawTransaction, or start the node with --unlock`);
     if (lock === 'cheat' && !policy.allowCheats) return refused(def, `${name} is disabled on a shared node (test controls change the chain for everyone); start the node with --allow-cheats to allow them`);
+    const at = TRACE_CONFIG_PARAM[name];
+    if (at !== undefined && policy.allowJsTracers !== true) {
+      return {
+        ...def,
+        call: (ctx, params) => {
+          if (Array.isArray(params) && asksForJs(params[at])) {
+            throw serverError('JavaScript tracers are disabled on a shared node (a tracer runs code on the node); start the node with --allow-js-tracers to allow them');
+          }
+          return def.call(ctx, params);
+        },
+      };
+    }
     return undefined;
   });
 }

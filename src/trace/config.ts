@@ -6,6 +6,7 @@ import { ChainError } from '../chain/core/errors.js';
 import type { SourceLocator } from '../chain/core/sources.js';
 import { stepTracerOptions, type StepTracerOptions } from './stepTracer.js';
 import type { CoverageRecorder } from '../chain/core/coverage.js';
+import { JS_TRACERS } from './jsNamed.js';
 
 export interface StructLoggerOptions {
   enableMemory: boolean;
@@ -28,9 +29,17 @@ export interface PrestateTracerOptions {
   includeEmpty: boolean;
 }
 
+export interface FlatCallTracerOptions {
+  convertParityErrors: boolean;
+  includePrecompiles: boolean;
+}
+
 export type TracerSpec =
   | { name: 'structLogger'; options: StructLoggerOptions }
   | { name: 'callTracer'; options: CallTracerOptions }
+  | { name: 'flatCallTracer'; options: FlatCallTracerOptions }
+  /** A tracer written in JavaScript (geth's API): the `tracer` string itself, or one of geth's named JS tracers. */
+  | { name: 'js'; source: string; config: string }
   | { name: 'prestateTracer'; options: PrestateTracerOptions }
   | { name: '4byteTracer' }
   | { name: 'noopTracer' }
@@ -41,6 +50,15 @@ export type TracerSpec =
   | { name: 'muxTracer'; tracers: Array<{ key: string; spec: TracerSpec }> }
   /** OpenEthereum's flat traces (trace_* methods only; not a debug_trace* tracer name). */
   | { name: 'parity' };
+
+/**
+ * Whether `tracer` runs as JavaScript: one of geth's named JS tracers, or code (anything that is not
+ * a bare name; a bare unknown name is an unknown tracer).
+ */
+export function isJsTracer(tracer: string): boolean {
+  if (Object.hasOwn(JS_TRACERS, tracer)) return true;
+  return !(NAMED_TRACERS as readonly string[]).includes(tracer) && !/^[A-Za-z_$][\w$]*$/.test(tracer.trim());
+}
 
 /** A validated trace configuration. */
 export interface TraceConfig {
@@ -57,7 +75,7 @@ export interface TraceConfig {
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 
-const NAMED_TRACERS = ['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer', 'muxTracer', 'sourceTracer', 'stepTracer'] as const;
+const NAMED_TRACERS = ['callTracer', 'flatCallTracer', 'prestateTracer', '4byteTracer', 'noopTracer', 'muxTracer', 'sourceTracer', 'stepTracer'] as const;
 type NamedTracer = (typeof NAMED_TRACERS)[number];
 
 function invalid(message: string): never {
@@ -141,6 +159,20 @@ function parseTracer(name: NamedTracer, rawConfig: unknown, path: string): Trace
       return {
         name,
         options: { onlyTopCall: bool(f.onlyTopCall, 'onlyTopCall', where), withLog: bool(f.withLog, 'withLog', where) },
+      };
+    }
+    case 'flatCallTracer': {
+      let f: Partial<Record<'convertParityErrors' | 'includePrecompiles', unknown>> = {};
+      if (rawConfig !== undefined && rawConfig !== null) {
+        if (!isPlainObject(rawConfig)) invalid(`${where}: tracerConfig must be an object`);
+        f = fields(rawConfig, ['convertParityErrors', 'includePrecompiles'] as const, where);
+      }
+      return {
+        name,
+        options: {
+          convertParityErrors: bool(f.convertParityErrors, 'convertParityErrors', where),
+          includePrecompiles: bool(f.includePrecompiles, 'includePrecompiles', where),
+        },
       };
     }
     case 'prestateTracer': {
@@ -251,6 +283,11 @@ export function parseTraceConfig(raw: unknown): TraceConfig {
     return { tracer: { name: 'structLogger', options: structOptions }, timeoutMs };
   }
   if (typeof f.tracer !== 'string') invalid('trace config: option "tracer" must be a string');
+  if (isJsTracer(f.tracer)) {
+    // geth hands a JavaScript tracer its tracerConfig as JSON text (setup's argument).
+    const config = f.tracerConfig === undefined || f.tracerConfig === null ? '{}' : JSON.stringify(f.tracerConfig);
+    return { tracer: { name: 'js', source: JS_TRACERS[f.tracer] ?? f.tracer, config }, timeoutMs };
+  }
   if (!(NAMED_TRACERS as readonly string[]).includes(f.tracer)) invalid(`unknown tracer "${f.tracer}"`);
   return { tracer: parseTracer(f.tracer as NamedTracer, f.tracerConfig, ''), timeoutMs };
 }

@@ -77,6 +77,8 @@ export interface TxEndContext {
   gasUsed: bigint;
   /** Result of the transaction's own frame. */
   top: FrameResult;
+  /** The contract a CREATE transaction made. */
+  createdAddress?: Address;
 }
 
 /** geth-style tracing hooks; every tracer implements the ones it needs. */
@@ -94,6 +96,8 @@ export interface Tracer {
   log?(log: LogEvent, frame: Frame): void;
   txEnd?(ctx: TxEndContext): Promise<void> | void;
   result(): unknown;
+  /** The trace is over, finished or not: release what the tracer holds. */
+  close?(): void;
 }
 
 export interface DriverTarget {

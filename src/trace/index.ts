@@ -7,24 +7,26 @@
  * tracer listens to the EVM's events only while `run()` executes.
  */
 import type { VM } from '@ethereumjs/vm';
-import type { Address } from '@ethereumjs/util';
+import { bytesToHex, createAddressFromString, type Address } from '@ethereumjs/util';
 import { ChainError } from '../chain/core/errors.js';
 import { CallTracer } from './callTracer.js';
 import type { TraceConfig, TracerSpec } from './config.js';
 import { TraceDriver, TraceTimeoutError, type Tracer } from './driver.js';
+import { FlatCallTracer } from './flatCallTracer.js';
 import { FourByteTracer } from './fourByteTracer.js';
+import { JsTracer } from './jsTracer.js';
 import { MuxTracer } from './muxTracer.js';
 import { NoopTracer } from './noopTracer.js';
 import { ParityTracer } from './parityTracer.js';
 import { PrestateTracer } from './prestateTracer.js';
 import { SourceTracer } from './sourceTracer.js';
 import { StepTracer } from './stepTracer.js';
-import type { SourceLocator } from '../chain/core/sources.js';
 import { StructLogger } from './structLogger.js';
 import { recordCoverage } from '../chain/exec/coverage.js';
 
 export { parseTraceConfig, parseGoDuration, DEFAULT_TIMEOUT_MS } from './config.js';
-export type { TraceConfig, TracerSpec, StructLoggerOptions, CallTracerOptions, PrestateTracerOptions } from './config.js';
+export type { TraceConfig, TracerSpec, StructLoggerOptions, CallTracerOptions, PrestateTracerOptions, FlatCallTracerOptions } from './config.js';
+export { isJsTracer } from './config.js';
 export { unpackRevert } from './callTracer.js';
 export type { ParityTrace } from './parityTracer.js';
 export { parityStateDiff } from './parityStateDiff.js';
@@ -52,6 +54,11 @@ export interface TraceRun {
   authorities?: Address[];
   /** Index in the block of the transaction's first log (callTracer's log `index`); 0 for calls. */
   logIndexOffset?: number;
+  /** The block the transaction (or call) runs in; hash, transaction hash and index for mined transactions. */
+  blockNumber?: bigint;
+  blockHash?: Uint8Array;
+  txHash?: Uint8Array;
+  txIndex?: number;
 }
 
 export interface TraceOutcome {
@@ -63,7 +70,13 @@ export interface TraceOutcome {
   createdAddress?: Address;
 }
 
-function buildTracer(spec: TracerSpec, target: TraceRun, maxSteps: number | undefined, sources: SourceLocator | undefined): Tracer {
+function precompileTest(target: TraceRun): (address: string) => boolean {
+  const evm = target.vm.evm as unknown as { getPrecompile?(a: unknown): unknown };
+  return (a) => evm.getPrecompile?.(createAddressFromString(a)) !== undefined;
+}
+
+function buildTracer(spec: TracerSpec, target: TraceRun, config: TraceConfig): Tracer {
+  const { maxSteps, sources } = config;
   switch (spec.name) {
     case 'structLogger':
       return new StructLogger(spec.options, maxSteps);
@@ -75,6 +88,13 @@ function buildTracer(spec: TracerSpec, target: TraceRun, maxSteps: number | unde
       const evm = target.vm.evm as unknown as { getPrecompile?(a: string): unknown };
       return new FourByteTracer((a) => evm.getPrecompile?.(a as `0x${string}`) !== undefined);
     }
+    case 'flatCallTracer': {
+      const hex = (b: Uint8Array | undefined) => (b === undefined ? undefined : bytesToHex(b));
+      const ctx = { blockHash: hex(target.blockHash), blockNumber: target.blockNumber, txHash: hex(target.txHash), txIndex: target.txIndex };
+      return new FlatCallTracer(spec.options, ctx, precompileTest(target));
+    }
+    case 'js':
+      return new JsTracer(spec.source, spec.config, { ...target, isPrecompile: precompileTest(target) }, config.timeoutMs);
     case 'noopTracer':
       return new NoopTracer();
     case 'sourceTracer':
@@ -84,7 +104,7 @@ function buildTracer(spec: TracerSpec, target: TraceRun, maxSteps: number | unde
     case 'parity':
       return new ParityTracer();
     case 'muxTracer':
-      return new MuxTracer(spec.tracers.map(({ key, spec: sub }) => ({ key, tracer: buildTracer(sub, target, maxSteps, sources) })));
+      return new MuxTracer(spec.tracers.map(({ key, spec: sub }) => ({ key, tracer: buildTracer(sub, target, config) })));
   }
 }
 
@@ -94,23 +114,27 @@ function buildTracer(spec: TracerSpec, target: TraceRun, maxSteps: number | unde
  * mid-execution and must be discarded by the caller).
  */
 export async function traceRun(target: TraceRun, config: TraceConfig): Promise<unknown> {
-  const tracer = buildTracer(config.tracer, target, config.maxSteps, config.sources);
-  const vm = target.vm;
-  const driver = new TraceDriver(vm, target, tracer, config.timeoutMs);
-  await tracer.txStart?.({ vm, stateManager: vm.stateManager });
-  let outcome: TraceOutcome;
+  const tracer = buildTracer(config.tracer, target, config);
   try {
-    const coverage = config.coverage;
-    outcome = await driver.run(coverage === undefined ? () => target.run() : () => recordCoverage(vm.evm.events, coverage, () => target.run()));
-  } catch (err) {
-    if (err instanceof TraceTimeoutError) throw new ChainError('execution timeout');
-    throw err;
+    const vm = target.vm;
+    const driver = new TraceDriver(vm, target, tracer, config.timeoutMs);
+    await tracer.txStart?.({ vm, stateManager: vm.stateManager });
+    let outcome: TraceOutcome;
+    try {
+      const coverage = config.coverage;
+      outcome = await driver.run(coverage === undefined ? () => target.run() : () => recordCoverage(vm.evm.events, coverage, () => target.run()));
+    } catch (err) {
+      if (err instanceof TraceTimeoutError) throw new ChainError('execution timeout');
+      throw err;
+    }
+    const top = driver.top ?? {
+      output: outcome.returnValue,
+      gasUsed: outcome.gasUsed,
+      error: outcome.error,
+    };
+    await tracer.txEnd?.({ vm, stateManager: vm.stateManager, gasUsed: outcome.gasUsed, top, createdAddress: outcome.createdAddress });
+    return tracer.result();
+  } finally {
+    tracer.close?.();
   }
-  const top = driver.top ?? {
-    output: outcome.returnValue,
-    gasUsed: outcome.gasUsed,
-    error: outcome.error,
-  };
-  await tracer.txEnd?.({ vm, stateManager: vm.stateManager, gasUsed: outcome.gasUsed, top });
-  return tracer.result();
 }

@@ -177,3 +177,8 @@ export function frameTypeOf(code: number): FrameType | undefined {
       return undefined;
   }
 }
+
+/** How many stack items `code` pushes (0 for an undefined opcode). */
+export function pushCount(code: number): number {
+  return ARITY[code]?.[1] ?? 0;
+}

@@ -66,6 +66,10 @@ function minedTarget(replay: BlockReplay, t: MinedTx): TraceRun {
     coinbase: replay.block.header.coinbase,
     authorities: authoritiesOf(t.tx),
     logIndexOffset: t.receipt.firstLogIndex,
+    blockNumber: replay.block.header.number,
+    blockHash: t.block.hash,
+    txHash: t.hash,
+    txIndex: t.index,
   };
 }
 
@@ -123,6 +127,7 @@ function traceCallOn(vm: VM, block: Block, req: TxRequest, state: StateOverrides
           type: tx.to ? 'CALL' : 'CREATE',
           coinbase: block.header.coinbase,
           authorities: authoritiesOf(tx),
+          blockNumber: block.header.number,
         },
         config,
       ),

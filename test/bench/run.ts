@@ -39,6 +39,7 @@ import blockNumber from './scenarios/block-number.js';
 import getBalance from './scenarios/get-balance.js';
 import batch from './scenarios/batch.js';
 import tracing from './scenarios/tracing.js';
+import jsTracer from './scenarios/js-tracer.js';
 import mining from './scenarios/mining.js';
 import snapshots from './scenarios/snapshots.js';
 import fork from './scenarios/fork.js';
@@ -62,7 +63,7 @@ import rssEnd from './scenarios/rss-end.js';
  * four: the node that goes first in rss-end is the one it was before suite-in-process. coverage
  * (two node-rpc instances of its own; anvil skips it) makes them five: the other one again.
  */
-export const SCENARIOS: Scenario[] = [boot, transfers, ethCall, ethCallVaried, heavyCall, blockNumber, getBalance, batch, tracing, mining, snapshots, fork, logs, fanout, transfersSustained, suite, suiteInProcess, httpFloor, stateWrites, coverage, rssEnd];
+export const SCENARIOS: Scenario[] = [boot, transfers, ethCall, ethCallVaried, heavyCall, blockNumber, getBalance, batch, tracing, jsTracer, mining, snapshots, fork, logs, fanout, transfersSustained, suite, suiteInProcess, httpFloor, stateWrites, coverage, rssEnd];
 
 const KINDS = ['node-rpc', 'anvil'] as const;
 type Kind = (typeof KINDS)[number];

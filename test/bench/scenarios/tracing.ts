@@ -21,7 +21,8 @@ interface StructTrace {
   structLogs: unknown[];
 }
 
-async function burnTx(rpc: RpcClient): Promise<string> {
+/** Deploy Callee and send its burn() with 106,000 gas; the transaction's hash (the js-tracer scenario traces it too). */
+export async function burnTx(rpc: RpcClient): Promise<string> {
   const { bytecode } = JSON.parse(readFileSync(join(repoRoot(), 'fixtures', 'artifacts', 'Callee.json'), 'utf8')) as { bytecode: string };
   const deploy = await rpc.call<string>('eth_sendTransaction', [{ from: DEV_ADDRESS, data: bytecode, gas: '0x7a120' }]);
   const callee = (await waitReceipt(rpc, deploy)).contractAddress;
