@@ -28,6 +28,7 @@ const txArgs = struct(
     authorizationList: optional(arrayOf(authorization)),
     maxFeePerBlobGas: optional(quantity),
     blobVersionedHashes: optional(arrayOf(hash32)),
+    blobs: optional(arrayOf(data)),
   },
   'transaction object',
 );
@@ -43,7 +44,7 @@ export const txRequest: Codec<TxRequest> = {
     if (a.gasPrice !== undefined && (a.maxFeePerGas !== undefined || a.maxPriorityFeePerGas !== undefined)) {
       throw invalidParams(`invalid argument ${where}: both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified`);
     }
-    if (a.type !== undefined && ![0, 1, 2, 4].includes(a.type)) {
+    if (a.type !== undefined && ![0, 1, 2, 3, 4].includes(a.type)) {
       throw invalidParams(`invalid argument ${where}.type: transaction type ${a.type} not supported`);
     }
     // Written out field by field: one object of one shape, where a rest and a spread of the
@@ -63,6 +64,7 @@ export const txRequest: Codec<TxRequest> = {
       authorizationList: a.authorizationList,
       maxFeePerBlobGas: a.maxFeePerBlobGas,
       blobVersionedHashes: a.blobVersionedHashes,
+      blobs: a.blobs,
       data: a.input ?? a.data,
     };
   },

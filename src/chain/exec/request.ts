@@ -10,6 +10,7 @@ import { checkInitCodeSize } from './rejections.js';
 /** Pick the transaction type a request describes, as geth does. */
 export function requestType(req: TxRequest): number {
   if (req.type !== undefined) return req.type;
+  if (req.blobVersionedHashes !== undefined) return TransactionType.BlobEIP4844;
   if (req.authorizationList !== undefined) return TransactionType.EOACodeEIP7702;
   if (req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined) return TransactionType.FeeMarketEIP1559;
   if (req.accessList !== undefined) return req.gasPrice !== undefined ? TransactionType.AccessListEIP2930 : TransactionType.FeeMarketEIP1559;
@@ -48,6 +49,8 @@ export function unsignedTx(req: TxRequest, common: Common, freeze = true): Typed
             }))
           : undefined,
       chainId: type >= 1 ? common.chainId() : undefined,
+      maxFeePerBlobGas: type === TransactionType.BlobEIP4844 ? (req.maxFeePerBlobGas ?? 0n) : undefined,
+      blobVersionedHashes: type === TransactionType.BlobEIP4844 ? (req.blobVersionedHashes ?? []).map(hex) : undefined,
     } as never,
     { common: txCommon(common), freeze },
   ) as TypedTransaction;
