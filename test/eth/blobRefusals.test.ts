@@ -86,6 +86,12 @@ describe('bad blob transactions at cancun (version-0 wrappers)', () => {
     await refused(n, wrap(fields, 0, [a, b], [commitmentOf(a), commitmentOf(b)], [proofOf(a)]), hash, 'invalid number of 1 blob proofs expected 2');
   });
 
+  test('eth_sendTransaction with versioned hashes but no blobs', async () => {
+    const r = await n.raw('eth_sendTransaction', [{ from: ADDRS[0], to: TO, blobVersionedHashes: [versionedHashOf(commitmentOf(a))], maxFeePerBlobGas: '0xa' }]);
+    assert.deepEqual(r.error && { code: r.error.code, message: r.error.message }, { code: -32000, message: 'missing sidecar in blob transaction' });
+    assert.deepEqual(await n.rpc('txpool_content'), { pending: {}, queued: {} });
+  });
+
   test('after all that, the good one is taken', async () => {
     const { fields, hash } = signBlobTx(fieldsFor(0n, [a, b]), KEYS[0]);
     assert.equal(await n.rpc('eth_sendRawTransaction', [wrap(fields, 0, [a, b], [commitmentOf(a), commitmentOf(b)], [proofOf(a), proofOf(b)])]), hash);
@@ -200,5 +206,33 @@ describe('BLOBHASH and the point evaluation precompile (cancun)', () => {
     assert.equal(await n.rpc('anvil_getBlobsByTransactionHash', [hash]), null);
     await n.rpc('eth_sendRawTransaction', [raw]);
     assert.deepEqual(await n.rpc('anvil_getBlobsByTransactionHash', [hash]), [blob]);
+  });
+});
+
+describe('blob transactions in the pool (cancun)', () => {
+  let n: TestNode;
+  before(async () => {
+    n = await startTestNode({ chain: { hardfork: 'cancun' } });
+  });
+  after(() => n.close());
+
+  test('txpool views show the blob fields; a block orders equal tips by the blob fee cap', async () => {
+    await n.rpc('evm_setAutomine', [false]);
+    const blob = blobOf(11);
+    const low = signBlobTx(fieldsFor(0n, [blob], { maxFeePerBlobGas: 5n }), KEYS[0]);
+    const high = signBlobTx(fieldsFor(0n, [blob], { maxFeePerBlobGas: 50n }), KEYS[1]);
+    for (const t of [low, high]) await n.rpc('eth_sendRawTransaction', [wrap(t.fields, 0, [blob], [commitmentOf(blob)], [proofOf(blob)])]);
+    const plain = await n.rpc('eth_sendTransaction', [{ from: ADDRS[2], to: TO, maxPriorityFeePerGas: '0x' + GWEI.toString(16), maxFeePerGas: '0x' + (5n * GWEI).toString(16) }]);
+    const content = await n.rpc('txpool_content');
+    const pooled = content.pending[ADDRS[0]]['0'];
+    assert.equal(pooled.type, '0x3');
+    assert.equal(pooled.maxFeePerBlobGas, '0x5');
+    assert.deepEqual(pooled.blobVersionedHashes, [versionedHashOf(commitmentOf(blob))]);
+    assert.equal((await n.rpc('eth_getTransactionByHash', [high.hash])).maxFeePerBlobGas, '0x32');
+    await n.rpc('evm_mine');
+    const block = await n.rpc('eth_getBlockByNumber', ['latest', false]);
+    assert.deepEqual(block.transactions, [high.hash, low.hash, plain]);
+    assert.equal(block.blobGasUsed, '0x40000');
+    await n.rpc('evm_setAutomine', [true]);
   });
 });

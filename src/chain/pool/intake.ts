@@ -86,7 +86,11 @@ export class Intake {
    * the request carries the versioned hashes of its commitments (given ones must match them).
    */
   private withBlobs(req: TxRequest): { req: TxRequest; sidecar?: BlobSidecar } {
-    if (req.blobs === undefined) return { req };
+    if (req.blobs === undefined) {
+      // A blob transaction without its blobs would be mined without them: geth's pool refuses it.
+      if (req.blobVersionedHashes !== undefined || req.type === 3) throw new ChainError('missing sidecar in blob transaction');
+      return { req };
+    }
     if (!this.n.common.isActivatedEIP(4844)) throw new ChainError('transaction type not supported: type 3 rejected, pool not yet in Cancun');
     if (req.to === undefined) throw new ChainError('missing "to" in blob transaction');
     const sidecar = sidecarOf(this.n.common, req.blobs);
