@@ -192,6 +192,18 @@ describe('BLOBHASH and the point evaluation precompile (cancun)', () => {
     assert.equal(none.result!.slice(-64), '00'.repeat(32));
   });
 
+  test('BLOBHASH in eth_estimateGas, debug_traceCall, trace_call and eth_simulateV1 with blobVersionedHashes', async () => {
+    const hashes = blobs.map((b) => versionedHashOf(commitmentOf(b)));
+    const req = { from: ADDRS[1], to: reader, blobVersionedHashes: hashes, data: encodeFunctionData({ abi, functionName: 'hashes', args: [2n] }) };
+    const words = (out: string) => [out.slice(130, 194), out.slice(194, 258)].map((w) => '0x' + w);
+    assert.ok(BigInt(await n.rpc('eth_estimateGas', [req])) > 21000n);
+    assert.deepEqual(words((await n.rpc('debug_traceCall', [req, 'latest', { tracer: 'callTracer' }])).output), hashes);
+    assert.deepEqual(words((await n.rpc('trace_call', [req, ['trace'], 'latest'])).output), hashes);
+    const [block] = await n.rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [req] }] }, 'latest']);
+    assert.equal(block.calls[0].status, '0x1');
+    assert.deepEqual(words(block.calls[0].returnData), hashes);
+  });
+
   test('blobs follow snapshots: a reverted block takes its blobs, the same transaction mined again brings them back', async () => {
     const snap = await n.rpc('evm_snapshot');
     const blob = blobOf(23);
