@@ -248,3 +248,22 @@ describe('blob transactions in the pool (cancun)', () => {
     await n.rpc('evm_setAutomine', [true]);
   });
 });
+
+describe('eth_fillTransaction and eth_signTransaction with blobs (cancun)', () => {
+  let n: TestNode;
+  before(async () => {
+    n = await startTestNode({ chain: { hardfork: 'cancun' } });
+  });
+  after(() => n.close());
+
+  test('fill computes the versioned hashes and the blob fee cap; sign refuses blobs with -32602', async () => {
+    const blob = blobOf(11);
+    const filled = await n.rpc('eth_fillTransaction', [{ from: ADDRS[0], to: TO, blobs: [blob] }]);
+    assert.equal(filled.tx.type, '0x3');
+    assert.deepEqual(filled.tx.blobVersionedHashes, [versionedHashOf(commitmentOf(blob))]);
+    assert.equal(filled.tx.maxFeePerBlobGas, '0x2');
+    const signed = await n.raw('eth_signTransaction', [{ from: ADDRS[0], to: TO, blobs: [blob] }]);
+    assert.equal(signed.error?.code, -32602);
+    assert.match(signed.error!.message, /takes no blobs/);
+  });
+});

@@ -131,7 +131,9 @@ export class Intake {
 
   /** eth_fillTransaction: the request with nonce, fees, gas and chain id filled, unsigned. */
   async fillTransaction(req: TxRequest): Promise<TypedTransaction> {
-    return unsignedTx(await this.fill({ ...req, from: req.from ?? createZeroAddress() }), this.n.common, false);
+    // With blobs: their versioned hashes filled in (the answer is the transaction, not its sidecar).
+    const withHashes = req.blobs !== undefined ? this.withBlobs(req).req : req;
+    return unsignedTx(await this.fill({ ...withHashes, from: req.from ?? createZeroAddress() }), this.n.common, false);
   }
 
   /** The dev account for `from`, or geth's `unknown account`. */
