@@ -60,6 +60,8 @@ export interface ChainReads {
   requireBlock(ref: BlockRef): StoredBlock;
   /** A mined transaction (with its receipt) by hash. */
   tx(hashHex: string): MinedTx | undefined;
+  /** A mined blob by its versioned hash: the blob, its commitment, its index in its transaction and the transaction. */
+  blob(versionedHashHex: string): { blob: Uint8Array; commitment: Uint8Array; index: number; tx: MinedTx } | undefined;
   /** The real blocks (the only ones that hold transactions) numbered `from`..`to`, in order. */
   realBlocks(from: bigint, to: bigint): StoredBlock[];
   /** Account fields of `address` at `ref` (an empty account when it has none). */

@@ -304,6 +304,10 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
     return this.store.tx(hashHex.toLowerCase());
   }
 
+  blob(versionedHashHex: string): { blob: Uint8Array; commitment: Uint8Array; index: number; tx: MinedTx } | undefined {
+    return this.store.blob(versionedHashHex.toLowerCase());
+  }
+
   /** EIP-7910's description of the fork this chain runs, from its first local block. */
   forkConfig(): ForkConfig {
     const first = this.store.byNumber(this.store.base) ?? this.head;

@@ -15,8 +15,9 @@ import { reportMethods } from '../rpc/methods/reports.js';
 import type { Reports } from '../coverage/index.js';
 import type { Artifacts } from '../artifacts/artifacts.js';
 import { explorerPages } from '../explorer/serve.js';
+import { beaconRoutes } from '../rpc/beacon.js';
 import { Metrics } from '../server/metrics.js';
-import { startServer, type RpcServer } from '../server/server.js';
+import { startServer, type Page, type RpcServer } from '../server/server.js';
 import { SHARED_MAX_BLOCK_RANGE, SHARED_MAX_LOGS, chainGauges, chainHealth, transportSettings, type TransportOptions } from './transport.js';
 import { VERSION } from './version.js';
 
@@ -133,6 +134,11 @@ export async function bootDev(options: StartOptions = {}): Promise<Booted> {
   return { node, dispatcher, metrics, loaded };
 }
 
+/** The beacon routes first, then the explorer's pages. */
+function withBeacon(beacon: ReturnType<typeof beaconRoutes>, pages: ((path: string, accept: string | undefined) => Page | undefined) | undefined) {
+  return (path: string, accept: string | undefined, query: string): Page | undefined => beacon(path, query) ?? pages?.(path, accept);
+}
+
 const hostOf = (options: StartOptions): string => options.host ?? (options.shared ? '0.0.0.0' : '127.0.0.1');
 
 /** Serve a booted node over HTTP and WebSocket on `options.host`/`options.port` (default 127.0.0.1:8545). */
@@ -143,7 +149,7 @@ export function serveDev(booted: Booted, options: StartOptions = {}): Promise<Rp
   return startServer(dispatcher, {
     host,
     port: options.port ?? 8545,
-    pages: options.explorer === false ? undefined : explorerPages(options.artifacts),
+    pages: withBeacon(beaconRoutes(node), options.explorer === false ? undefined : explorerPages(options.artifacts)),
     onSlowClient: options.onSlowClient,
     ...transport.server,
     metrics,

@@ -54,6 +54,8 @@ export const BATCH_READS: ReadonlySet<string> = new Set([
   'eth_gasPrice',
   'eth_maxPriorityFeePerGas',
   'eth_blobBaseFee',
+  'anvil_getBlobByHash',
+  'anvil_getBlobsByTransactionHash',
   'eth_feeHistory',
   'eth_getBalance',
   'eth_getTransactionCount',

@@ -28,12 +28,13 @@ const txArgs = struct(
     authorizationList: optional(arrayOf(authorization)),
     maxFeePerBlobGas: optional(quantity),
     blobVersionedHashes: optional(arrayOf(hash32)),
+    blobs: optional(arrayOf(data)),
   },
   'transaction object',
 );
 
 /** Transaction types a request may name. */
-const KNOWN_TYPES = new Set([0, 1, 2, 4]);
+const KNOWN_TYPES = new Set([0, 1, 2, 3, 4]);
 
 /**
  * geth's TransactionArgs: `data` and `input` are synonyms (must agree when both are given). An
@@ -71,6 +72,7 @@ function txRequestCodec(sending: boolean): Codec<TxRequest> {
         authorizationList: a.authorizationList,
         maxFeePerBlobGas: a.maxFeePerBlobGas,
         blobVersionedHashes: a.blobVersionedHashes,
+        blobs: a.blobs,
         data: a.input ?? a.data,
       };
     },

@@ -34,7 +34,7 @@ export const SIGNING = new Set([
 ]);
 
 /** Test-control namespaces' methods that only read: open on a shared node. */
-export const READ_ONLY_CONTROLS = new Set(['anvil_nodeInfo', 'anvil_metadata', 'hardhat_metadata', 'anvil_getAutomine', 'hardhat_getAutomine', 'anvil_getIntervalMining']);
+export const READ_ONLY_CONTROLS = new Set(['anvil_nodeInfo', 'anvil_metadata', 'hardhat_metadata', 'anvil_getAutomine', 'hardhat_getAutomine', 'anvil_getIntervalMining', 'anvil_getBlobByHash', 'anvil_getBlobsByTransactionHash']);
 
 const CONTROL_NAMESPACES = /^(anvil|hardhat|evm)_/;
 

@@ -43,10 +43,11 @@ export interface ServerOptions extends GateOptions {
   /** Told when a slow WebSocket client is cut (for the node's log). */
   onSlowClient?: (remote: string, buffered: number) => void;
   /**
-   * Pages served on GET/HEAD besides the health answer (the explorer): asked with the path and the
-   * Accept header; `undefined` means the health answer.
+   * Pages and routes served on GET/HEAD besides the health answer (the explorer, REST routes of
+   * the layers above): asked with the path, the Accept header and the query string (without `?`);
+   * `undefined` means the health answer.
    */
-  pages?: (path: string, accept: string | undefined) => Page | undefined;
+  pages?: (path: string, accept: string | undefined, query: string) => Page | undefined;
   /** Origins allowed to read answers in browsers: `*` (default) or a list (empty: none). */
   cors?: readonly string[] | '*';
   /** Counters behind GET /metrics; the caller may share them with its dispatcher's observer. */
@@ -63,10 +64,11 @@ export interface ServerOptions extends GateOptions {
   stayAwake?: StayAwake;
 }
 
-/** A static answer to a GET: a content type and a body. */
+/** An answer to a GET: a content type and a body, with its status (200 unless given). */
 export interface Page {
   readonly type: string;
   readonly body: Buffer;
+  readonly status?: number;
 }
 
 export interface RpcServer {
@@ -142,7 +144,7 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
 
   const servePage = (res: ServerResponse, headOnly: boolean, page: Page): void => {
     if (res.headersSent || res.destroyed) return;
-    writeHead(res, 200, { 'Content-Type': page.type, 'Content-Length': page.body.length, 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' });
+    writeHead(res, page.status ?? 200, { 'Content-Type': page.type, 'Content-Length': page.body.length, 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' });
     res.end(headOnly ? undefined : page.body);
   };
 
@@ -301,10 +303,10 @@ export function startServer(handler: RpcHandler, options: ServerOptions): Promis
         return;
       case 'GET':
       case 'HEAD': {
-        const path = (req.url ?? '/').split('?')[0];
+        const [path, query = ''] = (req.url ?? '/').split('?', 2);
         if (path === '/metrics') return serveMetrics(res, req.method === 'HEAD');
         if (path === '/health') return serveHealth(res, cors);
-        const page = options.pages?.(path, req.headers.accept);
+        const page = options.pages?.(path, req.headers.accept, query);
         if (page === undefined) respond(res, 200, HEALTH_BODY, cors);
         else servePage(res, req.method === 'HEAD', page);
         return;

@@ -13,6 +13,7 @@ import { startAnvil, type Anvil } from '../support/anvil.js';
 import { startCli, type CliNode } from '../support/cli.js';
 import { artifact, KEYS } from '../support/node.js';
 import { launch, ready, screenshot } from './browser.js';
+import { blobOf, commitmentOf, versionedHashOf } from '../support/kzg.js';
 
 const FIXTURE_ARTIFACTS = fileURLToPath(new URL('../../../fixtures/artifacts', import.meta.url));
 /** Dev account 2: only receives in these tests. */
@@ -71,6 +72,20 @@ describe('explorer in a browser', () => {
     assert.match((await page.textContent('#tx-call')) ?? '', /^Token\.transfer\(0x3C44…93BC, 1e18\)$/);
     await page.waitForSelector('.log .mono:has-text("Transfer(")');
     await screenshot(page, 'transaction');
+  });
+
+  it('shows a blob transaction: its blob gas, the burned blob fee and each versioned hash', async () => {
+    // Dev account 3 sends a blob through eth_sendTransaction: the node builds the sidecar.
+    const from = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
+    const res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendTransaction', params: [{ from, to: ALICE, blobs: [blobOf(51)] }] }) });
+    const hash = ((await res.json()) as { result: string }).result;
+    await page.goto(`${node.url}/#/tx/${hash}`);
+    await ready(page);
+    await page.waitForSelector('#tx-blobs');
+    const text = (await page.textContent('#tx-blobs')) ?? '';
+    assert.match(text, /Blobs \(1\)/);
+    assert.match(text, /blob gas131072 at /);
+    assert.ok(text.includes(versionedHashOf(commitmentOf(blobOf(51)))), text);
   });
 
   it('decodes a reverting call, its call tree, and pages through opcode steps', async () => {

@@ -24,7 +24,7 @@ import { readyKeccak } from '../core/keccak.js';
 import { effectiveGasPrice } from '../fees/rules.js';
 import { parsePool } from '../pool/poolFile.js';
 import { withRecordedSender } from '../exec/request.js';
-import type { MinedTx, RawLog, Receipt, StoredBlock } from '../core/types.js';
+import type { BlobSidecar, MinedTx, RawLog, Receipt, StoredBlock } from '../core/types.js';
 import { NODE_RPC_FORMAT, bytesAt, errorOfExit, objectAt, parseAccounts, quantityAt, u64At, type ParsedChainEntry, type ParsedState, type StateTarget } from './stateJson.js';
 
 type Fail = (m: string) => never;
@@ -264,7 +264,7 @@ function headerOf(node: StateTarget, h: Json, where: string, fail: Fail): BlockH
 }
 
 /** A transaction of a block, and the sender it was sent as without a signature (impersonated), if so. */
-function txOf(node: StateTarget, t: unknown, where: string, ours: boolean, fail: Fail): { tx: TypedTransaction; impersonated?: Address } {
+function txOf(node: StateTarget, t: unknown, where: string, ours: boolean, fail: Fail): { tx: TypedTransaction; impersonated?: Address; sidecar?: BlobSidecar } {
   const wrapped = objectAt(t, where, fail);
   const o = wrapped.transaction !== undefined ? objectAt(wrapped.transaction, `${where}.transaction`, fail) : wrapped;
   const sender = wrapped.impersonated_sender;
@@ -297,8 +297,17 @@ function txOf(node: StateTarget, t: unknown, where: string, ours: boolean, fail:
     delete data.s;
   }
   for (const k of Object.keys(data)) if (data[k] === undefined) delete data[k];
+  // A blob transaction's sidecar, which anvil keeps beside its fields: 128 proofs a blob are
+  // cell proofs (version 1), one a blob blob proofs (version 0); none, a sidecar this node built at Osaka.
+  let sidecar: BlobSidecar | undefined;
+  if (type === 3 && Array.isArray(o.blobs)) {
+    const list = (name: 'blobs' | 'commitments' | 'proofs') => (Array.isArray(o[name]) ? (o[name] as unknown[]) : []).map((b, i) => bytesAt(b, `${where}.${name}[${i}]`, fail));
+    const blobs = list('blobs');
+    const proofs = list('proofs');
+    sidecar = { version: blobs.length > 0 && proofs.length === blobs.length ? 0 : 1, blobs, commitments: list('commitments'), proofs };
+  }
   try {
-    return { tx: createTx(data as never, { common: node.common, freeze: impersonated === undefined }), impersonated };
+    return { tx: createTx(data as never, { common: node.common, freeze: impersonated === undefined }), impersonated, sidecar };
   } catch (err) {
     return fail(`${where} is not a valid transaction: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -321,7 +330,7 @@ function decodeBlock(node: StateTarget, c: Candidate, infos: Map<string, TxEntry
   const pre = ext?.preStateRoots[`0x${header.number.toString(16)}`];
   if (pre !== undefined) stored.preStateRoot = bytesAt(pre, `nodeRpc.preStateRoots of block ${header.number}`, fail, 32);
   let logIndex = 0;
-  parsed.forEach(({ tx: raw, impersonated }, index) => {
+  parsed.forEach(({ tx: raw, impersonated, sidecar }, index) => {
     const found = infos.get(`${bytesToHex(hash)}:${index}`);
     if (!found) {
       const there = byPosition.get(`${header.number}:${index}`);
@@ -337,7 +346,9 @@ function decodeBlock(node: StateTarget, c: Candidate, infos: Map<string, TxEntry
     const hashHex = bytesToHex(txHash);
     const receipt = receiptOf(node, tx, header, found, logIndex, ext?.errors[hashHex], fail);
     logIndex += receipt.logs.length;
-    stored.txs.push({ tx, hash: txHash, hashHex, from, index, block: stored, receipt } satisfies MinedTx);
+    const mined: MinedTx = { tx, hash: txHash, hashHex, from, index, block: stored, receipt };
+    if (sidecar) mined.sidecar = sidecar;
+    stored.txs.push(mined);
   });
   return stored;
 }

@@ -40,7 +40,7 @@ export interface DumpSource {
   readonly fork: unknown;
   withLiveState<T>(fn: (sm: MerkleStateManager) => Promise<T>): Promise<T>;
 }
-import type { MinedTx, StoredBlock } from '../core/types.js';
+import type { BlobSidecar, MinedTx, StoredBlock } from '../core/types.js';
 import { NODE_RPC_FORMAT, exitOf, type NodeRpcExtension } from './stateJson.js';
 import { RenderedAccounts, Writer, writeAccounts, type AccountReader } from './stateAccounts.js';
 
@@ -242,14 +242,14 @@ function blockJson(b: StoredBlock): string {
   if (h.parentBeaconBlockRoot !== undefined) header.parentBeaconBlockRoot = bytesToHex(h.parentBeaconBlockRoot);
   if (h.requestsHash !== undefined) header.requestsHash = bytesToHex(h.requestsHash);
   const withdrawals = block.withdrawals === undefined ? null : block.withdrawals.map((w) => w.toJSON());
-  return `{"header":${JSON.stringify(header)},"transactions":[${b.txs.map((t) => txJson(t.tx, t.from)).join(',')}],"ommers":[],"withdrawals":${JSON.stringify(withdrawals)}}`;
+  return `{"header":${JSON.stringify(header)},"transactions":[${b.txs.map((t) => txJson(t.tx, t.from, t.sidecar)).join(',')}],"ommers":[],"withdrawals":${JSON.stringify(withdrawals)}}`;
 }
 
 /**
  * A transaction as anvil writes it in a block: the transaction's fields and signature, and the
  * sender when it was sent unsigned (impersonated), with a zero signature.
  */
-function txJson(tx: TypedTransaction, from: Address): string {
+function txJson(tx: TypedTransaction, from: Address, sidecar?: BlobSidecar): string {
   const o: Record<string, unknown> = { type: q(tx.type) };
   const t = tx as TypedTransaction & Record<string, any>;
   // Sent by an impersonated sender: no signature (this node), or anvil's zero signature (loaded from anvil).
@@ -269,11 +269,17 @@ function txJson(tx: TypedTransaction, from: Address): string {
   o.value = q(tx.value);
   if (tx.type >= 1) o.accessList = tx.toJSON().accessList ?? [];
   if (tx.type === 3) {
-    o.blobVersionedHashes = t.blobVersionedHashes.map((h: Uint8Array) => bytesToHex(h));
+    o.blobVersionedHashes = t.blobVersionedHashes.map((h: Uint8Array | string) => (typeof h === 'string' ? h.toLowerCase() : bytesToHex(h)));
     o.maxFeePerBlobGas = q(t.maxFeePerBlobGas);
   }
   if (tx.type === 4) o.authorizationList = tx.toJSON().authorizationList ?? [];
   o.input = bytesToHex(tx.data);
+  // The sidecar, as anvil keeps it beside the transaction's fields.
+  if (sidecar !== undefined) {
+    o.blobs = sidecar.blobs.map(bytesToHex);
+    o.commitments = sidecar.commitments.map(bytesToHex);
+    o.proofs = sidecar.proofs.map(bytesToHex);
+  }
   o.r = unsigned ? '0x0' : q(t.r);
   o.s = unsigned ? '0x0' : q(t.s);
   if (tx.type !== 0) o.yParity = unsigned ? '0x0' : q(t.v ?? 0n);

@@ -24,8 +24,19 @@ export interface Receipt {
   blobGasPrice?: bigint;
 }
 
+/** The blobs of a blob transaction with their KZG commitments and proofs (the network form's sidecar). */
+export interface BlobSidecar {
+  /** 0: one proof per blob (Cancun, Prague); 1: 128 cell proofs per blob (EIP-7594, Osaka on). */
+  version: number;
+  blobs: Uint8Array[];
+  commitments: Uint8Array[];
+  proofs: Uint8Array[];
+}
+
 export interface MinedTx {
   tx: TypedTransaction;
+  /** A blob transaction's sidecar, kept for the blob fetch methods and routes. */
+  sidecar?: BlobSidecar;
   hash: Uint8Array;
   hashHex: string;
   from: Address;
@@ -77,6 +88,8 @@ export interface TxRequest {
   authorizationList?: Array<{ chainId: bigint; address: Address; nonce: bigint; yParity: bigint; r: bigint; s: bigint }>;
   maxFeePerBlobGas?: bigint;
   blobVersionedHashes?: Uint8Array[];
+  /** Blobs for eth_sendTransaction: the node builds their commitments and proofs. */
+  blobs?: Uint8Array[];
 }
 
 /**

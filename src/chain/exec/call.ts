@@ -79,7 +79,10 @@ export async function discarding<T>(
     await options.prepare?.();
     const from = req.from ?? ZERO_ADDRESS;
     const nonce = req.nonce ?? ((await vm.stateManager.getAccount(from))?.nonce ?? 0n);
-    const tx = withFakeSender({ ...req, nonce, gas: req.gas ?? block.header.gasLimit }, vm.common as Common, from);
+    // A call with versioned hashes and no blob fee cap offers the block's blob gas price (geth
+    // skips the check for such calls; ethereumjs's run always makes it).
+    const blobFee = req.blobVersionedHashes !== undefined && req.maxFeePerBlobGas === undefined && vm.common.isActivatedEIP(4844) ? block.header.getBlobGasPrice() : req.maxFeePerBlobGas;
+    const tx = withFakeSender({ ...req, nonce, gas: req.gas ?? block.header.gasLimit, maxFeePerBlobGas: blobFee }, vm.common as Common, from);
     const run = () =>
       runChecked(vm, tx, from, { ...feesOf(block.header), skipBalance: true, skipNonce: true, skipGasCap: true }, () =>
         asSender(vm, from, () =>

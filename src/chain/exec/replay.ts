@@ -104,7 +104,7 @@ export class BlockReplay {
   /** Run `tx` at the current position, as the block builder ran it when mining. */
   private async run(t: MinedTx): Promise<RunTxResult> {
     try {
-      return await asSender(this.vm, t.from, () => this.builder.addTransaction(t.tx, { skipHardForkValidation: true }));
+      return await asSender(this.vm, t.from, () => this.builder.addTransaction(t.tx, { skipHardForkValidation: true, allowNoBlobs: true }));
     } catch (err) {
       throw engineRejection(err);
     }

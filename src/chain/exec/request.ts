@@ -13,10 +13,12 @@ import { checkInitCodeSize } from './rejections.js';
  * `maxFeePerGas` or `maxPriorityFeePerGas` type 2, whatever `type` says (a client filling an
  * access-list transaction with EIP-1559 fees sends `type: 1` with them); `gasPrice` type 1 with an
  * access list or `type: 1`, else type 0 (a `type: 2` with a gas price is legacy, as in geth and
- * anvil). With no fee field, `type` decides, then an access list (type 2), then `fallback`.
+ * anvil). With no fee field, `type` decides, then an access list (type 2), then `fallback`. Blob
+ * hashes (or blobs) make type 3, before the fee fields, as in geth.
  */
 export function requestType(req: TxRequest, fallback: number = TransactionType.Legacy): number {
   if (req.authorizationList !== undefined) return TransactionType.EOACodeEIP7702;
+  if (req.blobVersionedHashes !== undefined || req.blobs !== undefined) return TransactionType.BlobEIP4844;
   if (req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined) return TransactionType.FeeMarketEIP1559;
   if (req.gasPrice !== undefined) return req.accessList !== undefined || req.type === TransactionType.AccessListEIP2930 ? TransactionType.AccessListEIP2930 : TransactionType.Legacy;
   if (req.type !== undefined) return req.type;
@@ -56,6 +58,8 @@ export function unsignedTx(req: TxRequest, common: Common, freeze = true): Typed
             }))
           : undefined,
       chainId: type >= 1 ? common.chainId() : undefined,
+      maxFeePerBlobGas: type === TransactionType.BlobEIP4844 ? (req.maxFeePerBlobGas ?? 0n) : undefined,
+      blobVersionedHashes: type === TransactionType.BlobEIP4844 ? (req.blobVersionedHashes ?? []).map(hex) : undefined,
     } as never,
     { common: txCommon(common), freeze },
   ) as TypedTransaction;

@@ -222,7 +222,9 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
     const gasCap = opts.validation ? txGasCap(common) : undefined;
     const gas = req.gas ?? (gasCap !== undefined && left > gasCap ? gasCap : left);
     const fees = namesPrice(req) ? {} : unpricedFees(opts.validation, context.header.baseFeePerGas);
-    const tx = withFakeSender({ ...req, ...fees, nonce, gas }, common, from);
+    // Versioned hashes without a blob fee cap offer the block's blob gas price, as in eth_call.
+    const blobFee = req.blobVersionedHashes !== undefined && req.maxFeePerBlobGas === undefined && common.isActivatedEIP(4844) ? { maxFeePerBlobGas: context.header.getBlobGasPrice() } : {};
+    const tx = withFakeSender({ ...req, ...fees, ...blobFee, nonce, gas }, common, from);
     await validate(vm, tx, from, context.header, gasUsed, opts.validation);
     const { result, logs } = await runCall(vm, tx, from, context, opts);
     gasUsed += result.totalGasSpent;

@@ -25,6 +25,8 @@ export class BlockStore {
   private first = 0n;
   private readonly byHash = new Map<string, StoredBlock>();
   private readonly txByHash = new Map<string, MinedTx>();
+  /** Mined blob transactions by the versioned hash of each of their blobs (the latest one holding it). */
+  private readonly blobTxs = new Map<string, MinedTx>();
   private readonly virtualCache = new Map<bigint, StoredBlock>();
   private hashing: NodeJS.Immediate | undefined;
 
@@ -61,7 +63,18 @@ export class BlockStore {
     this.blocks.push(stored);
     this.length++;
     this.byHash.set(stored.hashHex, stored);
-    for (const t of stored.txs) this.txByHash.set(t.hashHex, t);
+    for (const t of stored.txs) {
+      this.txByHash.set(t.hashHex, t);
+      if (t.sidecar) for (const h of blobHashesOf(t)) this.blobTxs.set(h, t);
+    }
+  }
+
+  /** A mined blob by its versioned hash (lowercase hex), with its commitment and proofs. */
+  blob(versionedHashHex: string): { blob: Uint8Array; commitment: Uint8Array; index: number; tx: MinedTx } | undefined {
+    const t = this.blobTxs.get(versionedHashHex);
+    if (t === undefined || t.sidecar === undefined) return undefined;
+    const index = blobHashesOf(t).indexOf(versionedHashHex);
+    return { blob: t.sidecar.blobs[index], commitment: t.sidecar.commitments[index], index, tx: t };
   }
 
   /** Append a run of empty blocks right after the current head (its template). */
@@ -121,7 +134,10 @@ export class BlockStore {
     const dropped = this.blocks.splice(keep);
     for (const b of dropped) {
       this.byHash.delete(b.hashHex);
-      for (const t of b.txs) this.txByHash.delete(t.hashHex);
+      for (const t of b.txs) {
+        this.txByHash.delete(t.hashHex);
+        if (t.sidecar) for (const h of blobHashesOf(t)) if (this.blobTxs.get(h) === t) this.blobTxs.delete(h);
+      }
     }
     while (this.runs.length > 0 && this.runs[this.runs.length - 1].first > n) this.runs.pop();
     const run = this.runs[this.runs.length - 1];
@@ -224,4 +240,9 @@ export class BlockStore {
     this.hashing = setImmediate(slice);
     this.hashing.unref();
   }
+}
+
+/** The versioned hashes of a mined blob transaction, lowercase hex. */
+function blobHashesOf(t: MinedTx): string[] {
+  return ((t.tx as { blobVersionedHashes?: string[] }).blobVersionedHashes ?? []).map((h) => h.toLowerCase());
 }

@@ -58,7 +58,7 @@ export async function mineBlock(vm: VM, parent: Block, txs: readonly PendingTx[]
       const size = roomLeft === Infinity ? 0 : blockBytesOf(ptx.tx);
       if (size > roomLeft) throw new TxRejected('block-full', `block size limit reached: tx size ${size} bytes, room left in block ${roomLeft} bytes`);
       checks.gasLeft = env.gasLimit - builder.gasUsed;
-      const result = await runChecked(vm, ptx.tx, ptx.from, checks, () => asSender(vm, ptx.from, () => builder.addTransaction(ptx.tx, { skipHardForkValidation: true })));
+      const result = await runChecked(vm, ptx.tx, ptx.from, checks, () => asSender(vm, ptx.from, () => builder.addTransaction(ptx.tx, { skipHardForkValidation: true, allowNoBlobs: true })));
       included.push({ ptx, result });
       roomLeft -= size;
     } catch (error) {
@@ -79,6 +79,7 @@ export async function mineBlock(vm: VM, parent: Block, txs: readonly PendingTx[]
     const receipt = receiptOf(ptx.tx, result, baseFee, result.receipt.cumulativeBlockGasUsed, logIndex, blobGasPrice);
     logIndex += receipt.logs.length;
     const mined: MinedTx = { tx: ptx.tx, hash: ptx.hash, hashHex: ptx.hashHex, from: ptx.from, index, block: stored, receipt };
+    if (ptx.sidecar) mined.sidecar = ptx.sidecar;
     stored.txs.push(mined);
   });
   return { stored, skipped };

@@ -4,7 +4,9 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { Block } from '@ethereumjs/block';
+import { isBlob4844Tx, type Blob4844Tx } from '@ethereumjs/tx';
 import { createAddressFromString, equalsBytes } from '@ethereumjs/util';
+import { maxBlobsPerBlock } from '../pool/blobs.js';
 import type { VM } from '@ethereumjs/vm';
 import { ConsoleWatch } from '../exec/console.js';
 import { recordCoverage } from '../exec/coverage.js';
@@ -110,14 +112,21 @@ export class Mining {
     const picked: PendingTx[] = [];
     const blocked = new Set<string>();
     let gas = 0n;
+    // Blob transactions: as many blobs as the schedule's maximum, and only those offering the
+    // next block's blob base fee (the others wait for it to fall).
+    const blobs = this.n.vm.common.isActivatedEIP(4844);
+    const blobFee = blobs ? this.n.store.head.block.header.calcNextBlobGasPrice(this.n.vm.common) : 0n;
+    let blobsLeft = blobs ? maxBlobsPerBlock(this.n.vm.common) : 0;
     for (const p of this.n.pool.ordered(nonces, this.n.mining.order, baseFee)) {
       const sender = p.from.toString();
+      const blobCount = isBlob4844Tx(p.tx) ? p.tx.numBlobs() : 0;
       // Overflow stays pending; a sender's later nonces cannot go in once one was left out.
-      if (blocked.has(sender) || gas + p.tx.gasLimit > gasLimit) {
+      if (blocked.has(sender) || gas + p.tx.gasLimit > gasLimit || blobCount > blobsLeft || (blobCount > 0 && (p.tx as Blob4844Tx).maxFeePerBlobGas < blobFee)) {
         blocked.add(sender);
         continue;
       }
       gas += p.tx.gasLimit;
+      blobsLeft -= blobCount;
       picked.push(p);
     }
     return picked;

@@ -1,8 +1,10 @@
 /** Decoding and admission checks for incoming transactions, with geth's error messages. */
 import type { Common } from '@ethereumjs/common';
-import { Capability, TransactionType, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import { Capability, TransactionType, createTxFromRLP, isBlob4844Tx, type TypedTransaction } from '@ethereumjs/tx';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToBigInt, type Address } from '@ethereumjs/util';
+import type { BlobSidecar } from '../core/types.js';
+import { blobGasOf, checkBlobSidecar, splitBlobTx, type SplitBlobTx } from './blobs.js';
 import { txCommon } from '../engine/common.js';
 import { ChainError } from '../core/errors.js';
 import { checkInitCodeSize } from '../exec/rejections.js';
@@ -22,18 +24,27 @@ function signedChainId(raw: Uint8Array): bigint | undefined {
   return n >= 35n ? (n - 35n) / 2n : undefined;
 }
 
-/**
- * Decode a signed raw transaction for this chain. The type byte and the signed chain id are read
- * before ethereumjs decodes, so each refusal has its own kind and wording.
- */
+/** Decode a signed raw transaction for this chain (a blob transaction's sidecar checked and left out). */
 export function decodeRawTx(raw: Uint8Array, common: Common): TypedTransaction {
+  return decodeRaw(raw, common).tx;
+}
+
+/**
+ * Decode a signed raw transaction for this chain, with a blob transaction's sidecar checked as
+ * geth's pool checks it (blobs.ts). The type byte and the signed chain id are read before
+ * ethereumjs decodes, so each refusal has its own kind and wording.
+ */
+export function decodeRaw(raw: Uint8Array, common: Common): { tx: TypedTransaction; sidecar?: BlobSidecar } {
   if (raw.length === 0) throw new ChainError('typed transaction too short');
   const type = raw[0]! <= 0x7f ? raw[0]! : TransactionType.Legacy;
   if (type !== TransactionType.Legacy && (!TYPED.has(type) || (type === TransactionType.EOACodeEIP7702 && !common.isActivatedEIP(7702)))) {
     throw new ChainError(`transaction type not supported: type ${type}`);
   }
+  let blob: SplitBlobTx | undefined;
   if (type === TransactionType.BlobEIP4844) {
-    throw new ChainError('transaction type not supported: blob transactions need the blob sidecar, which this node does not accept');
+    if (!common.isActivatedEIP(4844)) throw new ChainError(`transaction type not supported: type ${type} rejected, pool not yet in Cancun`);
+    blob = splitBlobTx(raw);
+    raw = blob.canonical;
   }
   let chainId: bigint | undefined;
   try {
@@ -42,6 +53,8 @@ export function decodeRawTx(raw: Uint8Array, common: Common): TypedTransaction {
     throw new ChainError('invalid transaction: rlp: not a transaction');
   }
   if (chainId !== undefined && chainId !== common.chainId()) throw new ChainError('invalid chain id for signer');
+  // Before the transaction is built: ethereumjs refuses too many or no blobs in its own words.
+  if (blob) checkBlobSidecar(common, blob.hashes, blob.maxFeePerBlobGas, blob.sidecar);
   let tx: TypedTransaction;
   try {
     // The init code size is checked below, so its refusal is told as such; EIP-7825's cap is
@@ -51,7 +64,7 @@ export function decodeRawTx(raw: Uint8Array, common: Common): TypedTransaction {
     throw new ChainError(`invalid transaction: ${firstLine(err instanceof Error ? err.message : String(err))}`);
   }
   checkInitCodeSize(common, tx.to, tx.data);
-  return tx;
+  return blob?.sidecar ? { tx, sidecar: blob.sidecar } : { tx };
 }
 
 /** Recover and return the signer once; a bad signature is a clear error. */
@@ -96,6 +109,8 @@ export interface AdmissionState {
   blockGasLimit: bigint;
   /** EIP-7825's cap on a transaction's gas (Osaka on); undefined before. */
   txGasCap: bigint | undefined;
+  /** The next block's blob base fee (read only for blob transactions). */
+  blobBaseFee: () => bigint;
 }
 
 /**
@@ -118,7 +133,14 @@ export function checkAdmission(tx: TypedTransaction, from: Address, s: Admission
   if (s.baseFee !== undefined && feeCap(tx) < s.baseFee) {
     throw new ChainError(`max fee per gas less than block base fee: address ${who}, maxFeePerGas: ${feeCap(tx)}, baseFee: ${s.baseFee}`);
   }
-  const cost = tx.gasLimit * feeCap(tx) + tx.value;
+  let cost = tx.gasLimit * feeCap(tx) + tx.value;
+  if (isBlob4844Tx(tx)) {
+    const blobFee = s.blobBaseFee();
+    if (tx.maxFeePerBlobGas < blobFee) {
+      throw new ChainError(`max fee per blob gas less than block blob gas fee: address ${who}, maxFeePerBlobGas: ${tx.maxFeePerBlobGas}, blobBaseFee: ${blobFee}`);
+    }
+    cost += blobGasOf(tx.common, tx.numBlobs()) * tx.maxFeePerBlobGas;
+  }
   if (s.balance < cost) {
     throw new ChainError(`insufficient funds for gas * price + value: address ${who} have ${s.balance} want ${cost}`);
   }

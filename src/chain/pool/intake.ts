@@ -22,7 +22,8 @@ import type { NodeEvents } from './events.js';
 import type { PendingTx, TxPool } from './txpool.js';
 import { LATEST, PENDING, type BlockRef, type Receipt, type StoredBlock, type TxRequest } from '../core/types.js';
 import { publicKeyOf, type DevAccount } from '../wallet/accounts.js';
-import { checkAdmission, decodeRawTx, RecentSenders } from './admission.js';
+import { checkAdmission, decodeRaw, RecentSenders } from './admission.js';
+import { checkHashes, sidecarOf, versionedHash, type BlobSidecar } from './blobs.js';
 
 /** What intake works on: the chain's rules, the pool and the owners that decide what a sender may send and at what price. */
 export interface IntakeHost {
@@ -57,12 +58,12 @@ export class Intake {
 
   /** Accept a signed transaction and mine it; resolves once its block exists. */
   async sendRawTransaction(raw: Uint8Array): Promise<Uint8Array> {
-    const tx = decodeRawTx(raw, this.n.common);
+    const { tx, sidecar } = decodeRaw(raw, this.n.common);
     const hash = tx.hash();
     const hashHex = bytesToHex(hash);
     if (this.n.store.tx(hashHex) || this.n.pool.has(hashHex)) throw new ChainError('already known');
     const from = this.senders.recover(tx, hashHex);
-    return this.submit({ tx, from, hash, hashHex });
+    return this.submit(sidecar ? { tx, from, hash, hashHex, sidecar } : { tx, from, hash, hashHex });
   }
 
   /** Fill, sign with the dev key of `from` (or send unsigned from an impersonated one), and submit. */
@@ -70,11 +71,32 @@ export class Intake {
     if (req.from && !this.n.wallet.keys.has(req.from.toString())) return this.sendUnsigned(req);
     // Filling awaits: the client asking is read now, for the lock's turns.
     const client = askingClient();
+    const { req: withHashes, sidecar } = this.withBlobs(req);
     return this.inSenderOrder(req.from, async () => {
-      const tx = await this.signTransaction(req);
+      const tx = await this.signTransaction(withHashes);
       const hash = tx.hash();
-      return this.submit({ tx, from: req.from!, hash, hashHex: bytesToHex(hash) }, client);
+      const ptx: PendingTx = { tx, from: req.from!, hash, hashHex: bytesToHex(hash) };
+      if (sidecar) ptx.sidecar = sidecar;
+      return this.submit(ptx, client);
     });
+  }
+
+  /**
+   * A request with `blobs`: the node builds the sidecar (commitments and the fork's proofs), and
+   * the request carries the versioned hashes of its commitments (given ones must match them).
+   */
+  private withBlobs(req: TxRequest): { req: TxRequest; sidecar?: BlobSidecar } {
+    if (req.blobs === undefined) {
+      // A blob transaction without its blobs would be mined without them: geth's pool refuses it.
+      if (req.blobVersionedHashes !== undefined || req.type === 3) throw new ChainError('missing sidecar in blob transaction');
+      return { req };
+    }
+    if (!this.n.common.isActivatedEIP(4844)) throw new ChainError('transaction type not supported: type 3 rejected, pool not yet in Cancun');
+    if (req.to === undefined) throw new ChainError('missing "to" in blob transaction');
+    const sidecar = sidecarOf(this.n.common, req.blobs);
+    const hashes = sidecar.commitments.map(versionedHash);
+    if (req.blobVersionedHashes !== undefined) checkHashes(req.blobVersionedHashes, hashes);
+    return { req: { ...req, blobs: undefined, blobVersionedHashes: hashes }, sidecar };
   }
 
   /**
@@ -109,7 +131,9 @@ export class Intake {
 
   /** eth_fillTransaction: the request with nonce, fees, gas and chain id filled, unsigned. */
   async fillTransaction(req: TxRequest): Promise<TypedTransaction> {
-    return unsignedTx(await this.fill({ ...req, from: req.from ?? createZeroAddress() }), this.n.common, false);
+    // With blobs: their versioned hashes filled in (the answer is the transaction, not its sidecar).
+    const withHashes = req.blobs !== undefined ? this.withBlobs(req).req : req;
+    return unsignedTx(await this.fill({ ...withHashes, from: req.from ?? createZeroAddress() }), this.n.common, false);
   }
 
   /** The dev account for `from`, or geth's `unknown account`. */
@@ -136,6 +160,8 @@ export class Intake {
       out.maxPriorityFeePerGas ??= this.n.fees.maxPriorityFeePerGas();
       out.maxFeePerGas ??= this.n.fees.feeCapFor(out.maxPriorityFeePerGas);
     }
+    // A blob transaction offers twice the next blob base fee by default, as geth fills it.
+    if (out.blobVersionedHashes !== undefined) out.maxFeePerBlobGas ??= 2n * this.n.fees.blobBaseFee();
     // In the block it is meant for, as anvil estimates it (the time, number and state it will see).
     if (out.gas === undefined) out.gas = await this.n.estimateGas(out, PENDING);
     return out;
@@ -156,6 +182,7 @@ export class Intake {
         baseFee: this.n.fees.pendingBaseFee(),
         blockGasLimit: this.n.clock.gasLimit,
         txGasCap: txGasCap(this.n.common),
+        blobBaseFee: () => this.n.fees.blobBaseFee(),
       });
       const replaced = this.n.pool.add(ptx);
       if (replaced) this.n.events.emit('dropped', replaced, 'replaced');
@@ -197,20 +224,25 @@ export class Intake {
       throw new ChainError(`unknown account ${from.toString()}: not a dev account and not impersonated (anvil_impersonateAccount)`);
     }
     const client = askingClient();
+    const { req: withHashes, sidecar } = this.withBlobs(req);
     return this.inSenderOrder(from, async () => {
-      const tx = withFakeSender(await this.fill(req), this.n.common, from);
+      const tx = withFakeSender(await this.fill(withHashes), this.n.common, from);
       const hash = tx.hash();
-      return this.submit({ tx, from, hash, hashHex: bytesToHex(hash) }, client);
+      const ptx: PendingTx = { tx, from, hash, hashHex: bytesToHex(hash) };
+      if (sidecar) ptx.sidecar = sidecar;
+      return this.submit(ptx, client);
     });
   }
 
   /** A transaction ready to mine: decoded and recovered, or filled and signed (nonces continue past `earlier`). */
   async pendingFor(tx: Uint8Array | TxRequest, earlier: readonly PendingTx[]): Promise<PendingTx> {
     if (tx instanceof Uint8Array) {
-      const decoded = decodeRawTx(tx, this.n.common);
+      const { tx: decoded, sidecar } = decodeRaw(tx, this.n.common);
       const hash = decoded.hash();
       const hashHex = bytesToHex(hash);
-      return { tx: decoded, from: this.senders.recover(decoded, hashHex), hash, hashHex };
+      const ptx: PendingTx = { tx: decoded, from: this.senders.recover(decoded, hashHex), hash, hashHex };
+      if (sidecar) ptx.sidecar = sidecar;
+      return ptx;
     }
     const from = tx.from;
     if (!from) throw new ChainError('missing from address', undefined, -32602);

@@ -15,12 +15,16 @@ export interface PoolTxJson {
   /** The transaction's encoding (without a signature for an impersonated sender). */
   raw: string;
   unsigned?: boolean;
+  /** A blob transaction's sidecar: wrapper version, blobs, commitments and proofs as 0x-hex. */
+  sidecar?: { version: number; blobs: string[]; commitments: string[]; proofs: string[] };
 }
 
 export function dumpPool(pool: TxPool): PoolTxJson[] {
   return pool.all().map((p) => {
     const out: PoolTxJson = { hash: p.hashHex, from: p.from.toString(), raw: bytesToHex(p.tx.serialize()) };
     if (p.tx.v === undefined) out.unsigned = true;
+    const sc = p.sidecar;
+    if (sc) out.sidecar = { version: sc.version, blobs: sc.blobs.map(bytesToHex), commitments: sc.commitments.map(bytesToHex), proofs: sc.proofs.map(bytesToHex) };
     return out;
   });
 }
@@ -46,6 +50,12 @@ export function parsePool(value: unknown, common: Common, fail: (m: string) => n
     }
     if (o.unsigned === true) tx = withRecordedSender(tx, from, hash);
     else if (!tx.getSenderAddress().equals(from) || bytesToHex(tx.hash()) !== o.hash.toLowerCase()) return fail(`${where}: the transaction's signature does not match its recorded sender and hash`);
-    return { tx, from, hash, hashHex: bytesToHex(hash) };
+    const ptx: PendingTx = { tx, from, hash, hashHex: bytesToHex(hash) };
+    const sc = o.sidecar as PoolTxJson['sidecar'] | undefined;
+    if (sc !== undefined) {
+      const list = (l: unknown, name: string) => (Array.isArray(l) && l.every((x) => typeof x === 'string' && /^0x([0-9a-fA-F]{2})*$/.test(x)) ? l.map((x) => hexToBytes(x as `0x${string}`)) : fail(`${where}.sidecar.${name} must be a list of 0x-hex`));
+      ptx.sidecar = { version: Number(sc.version) === 1 ? 1 : 0, blobs: list(sc.blobs, 'blobs'), commitments: list(sc.commitments, 'commitments'), proofs: list(sc.proofs, 'proofs') };
+    }
+    return ptx;
   });
 }

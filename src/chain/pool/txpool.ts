@@ -6,6 +6,7 @@
  */
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Address } from '@ethereumjs/util';
+import type { BlobSidecar } from '../core/types.js';
 import { ChainError } from '../core/errors.js';
 import type { Owner } from '../core/owner.js';
 import { effectiveTip, outbids } from '../fees/rules.js';
@@ -19,6 +20,8 @@ export interface PendingTx {
   from: Address;
   hash: Uint8Array;
   hashHex: string;
+  /** A blob transaction's sidecar (blobs, commitments, proofs). */
+  sidecar?: BlobSidecar;
 }
 
 export interface PoolLimits {
@@ -173,13 +176,23 @@ export class TxPool implements Owner<PendingTx[]> {
       if (pending.length) queues.push(pending.map((p) => this.hashes.get(p.hashHex)!));
     }
     const effTip = (e: Entry) => effectiveTip(e.ptx.tx, baseFee);
+    // Between equal tips, the blob transaction offering more per blob gas goes first.
+    const blobCap = (e: Entry) => ('maxFeePerBlobGas' in e.ptx.tx ? (e.ptx.tx.maxFeePerBlobGas as bigint) : 0n);
+    const before = (a: Entry, b: Entry) => {
+      const ta = effTip(a);
+      const tb = effTip(b);
+      if (ta !== tb) return ta > tb;
+      const ba = blobCap(a);
+      const bb = blobCap(b);
+      return ba !== bb ? ba > bb : a.seq < b.seq;
+    };
     const out: PendingTx[] = [];
     for (;;) {
       let best = -1;
       for (let i = 0; i < queues.length; i++) {
         if (queues[i].length === 0) continue;
         if (best < 0) best = i;
-        else if (order === 'fifo' ? queues[i][0].seq < queues[best][0].seq : effTip(queues[i][0]) > effTip(queues[best][0]) || (effTip(queues[i][0]) === effTip(queues[best][0]) && queues[i][0].seq < queues[best][0].seq)) best = i;
+        else if (order === 'fifo' ? queues[i][0].seq < queues[best][0].seq : before(queues[i][0], queues[best][0])) best = i;
       }
       if (best < 0) return out;
       out.push(queues[best].shift()!.ptx);

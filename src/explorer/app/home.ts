@@ -26,6 +26,8 @@ export interface Tx {
   gasPrice?: string;
   maxFeePerGas?: string;
   maxPriorityFeePerGas?: string;
+  maxFeePerBlobGas?: string;
+  blobVersionedHashes?: string[];
   type?: string;
   blockNumber?: string | null;
   transactionIndex?: string | null;

@@ -11,6 +11,8 @@ interface Receipt {
   status?: string;
   gasUsed: string;
   effectiveGasPrice?: string;
+  blobGasUsed?: string;
+  blobGasPrice?: string;
   contractAddress?: string | null;
   blockNumber: string;
   transactionIndex: string;
@@ -121,6 +123,22 @@ export async function txPage(ctx: Context, root: HTMLElement, hash: string): Pro
       ]),
     ),
   );
+  // A blob transaction: its blob gas and fee (burned), and each blob's versioned hash.
+  if (tx.blobVersionedHashes !== undefined) {
+    const blobFee = receipt?.blobGasUsed && receipt.blobGasPrice ? big(receipt.blobGasUsed) * big(receipt.blobGasPrice) : undefined;
+    root.append(
+      h(
+        'section',
+        { class: 'card', id: 'tx-blobs' },
+        h('h2', null, `Blobs (${tx.blobVersionedHashes.length})`),
+        fields([
+          ['blob gas', receipt?.blobGasUsed ? `${big(receipt.blobGasUsed)} at ${gwei(big(receipt.blobGasPrice ?? '0x0'))}` : `max ${gwei(big(tx.maxFeePerBlobGas ?? '0x0'))}`],
+          ['blob fee (burned)', blobFee !== undefined ? ether(blobFee) : '—'],
+          ...tx.blobVersionedHashes.map((vh, i): [string, ReturnType<typeof h>] => [`blob ${i}`, h('span', { class: 'mono' }, vh)]),
+        ]),
+      ),
+    );
+  }
   if (!receipt) return;
 
   // Logs, decoded with the emitting contract's ABI where known.

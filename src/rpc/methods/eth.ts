@@ -242,6 +242,7 @@ export function ethMethods(node: ChainReads & Fees & PoolReads & Calls & Submit)
     }),
     method('eth_signTransaction', [txRequest], async (req) => {
       if (!req.from) throw invalidParams('invalid argument 0: missing "from"');
+      if (req.blobs !== undefined) throw invalidParams('invalid argument 0: eth_signTransaction takes no blobs (send them with eth_sendTransaction, or sign the transaction with its sidecar)');
       return hex((await node.intake.signTransaction(req)).serialize());
     }),
 

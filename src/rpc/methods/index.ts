@@ -8,6 +8,7 @@ import { askingClient } from '../../chain/core/lock.js';
 import type { DevNode } from '../../chain/node.js';
 import { withForkHistory } from '../forkHistory.js';
 import { method, MethodTable } from '../registry.js';
+import { blobMethods } from './blobs.js';
 import { debugMethods } from './debug.js';
 import { adminMethods } from './admin.js';
 import { devMethods } from './dev.js';
@@ -48,6 +49,7 @@ export function createMethodTable(node: DevNode, version: string, client = clien
     ...otsMethods(node),
     ...miningMethods(node),
     ...devMethods(node),
+    ...blobMethods(node),
     ...stateFileMethods(stateFiles(node), version),
     ...adminMethods(node, client),
   ];
