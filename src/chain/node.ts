@@ -15,11 +15,11 @@ import type { MerkleStateManager, Proof } from '@ethereumjs/statemanager';
 import { bytesToHex, type Account, type Address } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { deriveAccounts, type DevAccount } from './wallet/accounts.js';
-import { makeCommon } from './engine/common.js';
+import { ChainRules } from './engine/common.js';
 import { createEngine } from './engine/engine.js';
 import { forkConfig, type ForkConfig } from './forkConfig.js';
 import type { SimBlock, SimBlockSpec, SimOptions } from './exec/simulate.js';
-import type { ChainConfig } from './core/config.js';
+import { fixedSchedule, type ChainConfig, type SupportedHardfork } from './core/config.js';
 import { ChainError } from './core/errors.js';
 import { Owners } from './core/owner.js';
 import type { AccessListResult } from './exec/call.js';
@@ -134,10 +134,10 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
 
   private constructor(
     readonly config: ChainConfig,
-    private currentCommon: Common,
+    private currentRules: ChainRules,
     readonly accounts: readonly DevAccount[],
-    /** The VM over the live state (replaced when the chain id changes). */
-    private currentVm: VM,
+    /** A VM over the live state for each Common of the rules (replaced when the chain id changes). */
+    private vms: Map<Common, VM>,
     /** The live state: the head's, plus edits made since it was mined. */
     readonly state: NodeStateManager,
     parts: EngineParts,
@@ -166,7 +166,8 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
 
   /** A fresh chain; with `fork`, one continuing from the fork block (see src/chain/fork). */
   static async create(config: ChainConfig, fork?: Fork): Promise<DevNode> {
-    const common = makeCommon(config.chainId, config.hardfork, config.codeSizeLimit);
+    const rules = new ChainRules(config.chainId, config.schedule ?? fixedSchedule(config.hardfork), config.codeSizeLimit);
+    const common = rules.last;
     const accounts = deriveAccounts(config.mnemonic, config.derivationPath, config.accounts);
     const link = new ForkLink(fork);
     const store = new BlockStore();
@@ -183,7 +184,8 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
     };
     const trieNodes = new RecordedStore();
     const { preimages, stateTrie, state, vm } = await createEngine(common, history, { link, nodes: trieNodes, cacheSize: config.stateCacheSize });
-    const node = new DevNode(config, common, accounts, vm, state, { store, preimages, stateTrie, trieNodes, forkLink: link });
+    const vms = await vmsOf(rules, vm);
+    const node = new DevNode(config, rules, accounts, vms, state, { store, preimages, stateTrie, trieNodes, forkLink: link });
     await node.genesis(fork);
     return node;
   }
@@ -212,14 +214,36 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
     return this.runtime.callWorkers;
   }
 
-  /** The chain's rules (replaced when the chain id changes). */
-  get common(): Common {
-    return this.currentCommon;
+  /** The chain's rules, fork by fork (replaced when the chain id changes). */
+  get rules(): ChainRules {
+    return this.currentRules;
   }
 
-  /** The VM over the live state (replaced when the chain id changes). */
+  /** The rules of the next block (the one mined on the head, at the clock's next time). */
+  get common(): Common {
+    const rules = this.currentRules;
+    return rules.single ?? rules.at(this.store.headNumber + 1n, this.clock.peek(this.store.head.block.header.timestamp));
+  }
+
+  /** The fork of the next block. */
+  get hardfork(): SupportedHardfork {
+    const rules = this.currentRules;
+    return rules.single !== undefined ? this.config.hardfork : rules.forkAt(this.store.headNumber + 1n, this.clock.peek(this.store.head.block.header.timestamp));
+  }
+
+  /** The VM over the live state under the next block's rules (replaced when the chain id changes). */
   get vm(): VM {
-    return this.currentVm;
+    return this.vms.get(this.common)!;
+  }
+
+  /** The rules block `number` at `timestamp` runs. */
+  commonAt(number: bigint, timestamp: bigint): Common {
+    return this.currentRules.at(number, timestamp);
+  }
+
+  /** The VM over the live state under the rules of block `number` at `timestamp`. */
+  vmOfBlock(number: bigint, timestamp: bigint): VM {
+    return this.vms.get(this.currentRules.at(number, timestamp))!;
   }
 
   /** Dev accounts by lowercase address. */
@@ -292,7 +316,7 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   /** EIP-7910's description of the fork this chain runs, from its first local block. */
   forkConfig(): ForkConfig {
     const first = this.store.byNumber(this.store.base) ?? this.head;
-    return forkConfig(this.common, this.config.hardfork, first.block.hash(), first.block.header.timestamp);
+    return forkConfig(this.common, this.hardfork, first.block.hash(), first.block.header.timestamp);
   }
 
   // ---------------------------------------------------------------- state (reads.ts)
@@ -398,8 +422,9 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   async setChainId(chainId: bigint, client?: Client): Promise<void> {
     await this.lock.run(async () => {
       this.config.chainId = chainId;
-      this.currentCommon = makeCommon(chainId, this.config.hardfork, this.config.codeSizeLimit);
-      this.currentVm = await createVM({ common: this.currentCommon, stateManager: this.state, blockchain: this.currentVm.blockchain, setHardfork: false });
+      const old = this.currentRules;
+      this.currentRules = new ChainRules(chainId, old.schedule, old.codeSizeLimit);
+      this.vms = await vmsOf(this.currentRules, undefined, this.state, this.vm.blockchain);
     }, client);
   }
 
@@ -425,6 +450,16 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   poolContent(): Promise<PoolContent> {
     return this.miner.poolContent();
   }
+}
+
+/** A VM over the live state for each Common of `rules` (`first`: one already built, for the last fork). */
+async function vmsOf(rules: ChainRules, first?: VM, state?: NodeStateManager, history?: VM['blockchain']): Promise<Map<Common, VM>> {
+  const vms = new Map<Common, VM>();
+  for (const common of rules.commons()) {
+    if (first !== undefined && common === rules.last) vms.set(common, first);
+    else vms.set(common, await createVM({ common, stateManager: state ?? first!.stateManager, blockchain: history ?? first!.blockchain, setHardfork: false }));
+  }
+  return vms;
 }
 
 /** Default --max-trace-steps: a struct-log trace of this many steps is about 100 MB of JSON. */
