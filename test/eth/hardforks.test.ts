@@ -20,6 +20,8 @@ import { Transaction, Wallet, getCreateAddress } from 'ethers';
 import { KEYS, startTestNode, type TestNode } from '../support/node.js';
 import { parseHardfork } from '../../src/chain/core/config.js';
 import { startAnvil, type Anvil } from '../support/anvil.js';
+import { watchWorkers } from '../support/workers.js';
+import type { CallReply } from '../../src/chain/exec/offload/protocol.js';
 
 interface Rpc {
   rpc<T = any>(method: string, params?: unknown[]): Promise<T>;
@@ -119,6 +121,7 @@ for (const fork of FORKS) {
     const protectedTx = since(fork.anvil, 'spuriousdragon');
     const london = since(fork.anvil, 'london');
     const sent: Array<{ what: string; receipts: [any, any] }> = [];
+    const replies: CallReply['kind'][] = [];
 
     async function sign(tx: Record<string, unknown>): Promise<string> {
       // Before spurious dragon a transaction carries no chain id (EIP-155 came with it).
@@ -144,8 +147,9 @@ for (const fork of FORKS) {
     }
 
     before(async () => {
-      ours = await startTestNode({ chain: { hardfork: parseHardfork(fork.ours)! } });
-      anvil = await startAnvil(['--hardfork', fork.anvil]);
+      ours = await startTestNode({ chain: { hardfork: parseHardfork(fork.ours)! }, callWorkers: 1 });
+      watchWorkers(ours.node.callWorkers!, replies, true);
+      anvil = await startAnvil(['--hardfork', fork.anvil, '--steps-tracing']);
       nodes.push(ours, anvil);
     });
     after(async () => {
@@ -217,6 +221,35 @@ for (const fork of FORKS) {
       assert.equal(x, y);
       const [c, d] = await Promise.all(nodes.map((n) => n.rpc('eth_getCode', [getCreateAddress({ from: w.address, nonce: 7 }), 'latest'])));
       assert.equal(c, d, 'the deposit short of gas');
+    });
+
+    test('traces step through the fork\'s opcodes at its prices, as anvil\'s', async () => {
+      const hash = (what: string) => sent.find((s) => s.what === what)!.receipts.map((r) => r.transactionHash);
+      for (const what of ['reads', 'store 2,0', 'selfdestruct', 'run SHL', 'run CHAINID', 'run PUSH0']) {
+        const [a, b] = await Promise.all(nodes.map((n, i) => n.rpc('debug_traceTransaction', [hash(what)[i], {}])));
+        const steps = (t: any) => t.structLogs.map((l: any) => `${l.op}:${l.gasCost}`);
+        const sstore = what.startsWith('store') && !london;
+        assert.equal(a.failed, b.failed, `${what}: failed`);
+        if (!sstore && what !== 'selfdestruct') assert.equal(a.gas, b.gas, `${what}: gas`);
+        assert.equal(a.gas, Number(sent.find((s) => s.what === what)!.receipts[0].gasUsed), `${what}: the trace's gas is the receipt's`);
+        // An opcode the fork lacks halts the run: ethereumjs names it INVALID at no cost, anvil by its
+        // later name at its later price; every step before it must agree.
+        const upTo = (t: any) => (t.failed ? steps(t).slice(0, -1) : steps(t));
+        if (!sstore) assert.deepEqual(upTo(a), upTo(b), `${what}: steps`);
+      }
+    });
+
+    test('calls on the call worker run the fork\'s rules', async () => {
+      const workers = ours.node.callWorkers!;
+      for (let i = 0; i < 200 && !workers.available(); i++) await new Promise((r) => setTimeout(r, 50));
+      const before = replies.length;
+      for (const name of ['SHL', 'CHAINID', 'BASEFEE', 'PUSH0', 'REVERT']) {
+        const to = sent.find((s) => s.what === `deploy ${name}`)!.receipts[0].contractAddress;
+        const [a, b] = await Promise.all(nodes.map((n) => n.raw('eth_call', [{ from: w.address, to, gas: '0xc350' }, 'latest'])));
+        assert.equal(a.error === undefined, b.error === undefined, `${name}: ${JSON.stringify([a, b])}`);
+      }
+      // Before byzantium every one of them fails (REVERT included): the worker answers `failed`.
+      assert.ok(replies.slice(before).some((k) => k === 'ok' || k === 'failed'), `calls ran on the worker: ${replies.slice(before)}`);
     });
 
     test('eth_estimateGas and eth_call agree', async () => {
