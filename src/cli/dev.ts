@@ -215,7 +215,8 @@ function nodeOptions(flags: DevFlags & { blockBaseFeePerGas?: bigint }, cmd: Com
     gasLimit: forked && cmd.getOptionValueSource('gasLimit') !== 'cli' ? undefined : flags.gasLimit,
     baseFee: flags.baseFee ?? flags.blockBaseFeePerGas,
     gasPrice: flags.gasPrice,
-    hardfork: flags.hardfork,
+    // A fork of a chain whose forks are known runs that chain's schedule unless --hardfork says otherwise.
+    hardfork: forked && cmd.getOptionValueSource('hardfork') !== 'cli' ? undefined : flags.hardfork,
     codeSizeLimit: flags.codeSizeLimit,
     disableCodeSizeLimit: flags.disableCodeSizeLimit,
     disableDefaultCreate2Deployer: flags.create2 === false || flags.disableDefaultCreate2Deployer === true ? true : undefined,
