@@ -253,7 +253,7 @@ for (const fork of FORKS) {
     });
 
     test('eth_estimateGas and eth_call agree', async () => {
-      const readsAt = getCreateAddress({ from: w.address, nonce: 11 });
+      const readsAt = getCreateAddress({ from: w.address, nonce: 10 });
       // Before homestead a creation short of gas for its code deposit succeeds (with no code), so
       // the least gas that succeeds is below the deposit: only from homestead on is it compared.
       const creation = since(fork.anvil, 'homestead') ? [{ data: deployCode(READS) }] : [];
@@ -261,6 +261,9 @@ for (const fork of FORKS) {
         const [a, b] = await Promise.all(nodes.map((n) => n.rpc('eth_estimateGas', [{ from: w.address, ...req }])));
         assert.equal(a, b, `estimate ${JSON.stringify(req)}`);
       }
+      // An access list for the READS call: none before berlin (there are none), its cold slot and account from berlin on.
+      const al = await ours.rpc('eth_createAccessList', [{ from: w.address, to: readsAt }]);
+      assert.equal(al.accessList.length, since(fork.anvil, 'berlin') ? 2 : 0, JSON.stringify(al));
       if (london) {
         const storeAt = getCreateAddress({ from: w.address, nonce: 0 });
         const [a, b] = await Promise.all(nodes.map((n) => n.rpc('eth_estimateGas', [{ from: w.address, to: storeAt, data: '0x' + word(3) + word(0) }])));
