@@ -44,8 +44,8 @@ const PRECOMPILE_NAMES: Record<string, string> = {
  * Blob targets and limits per block (EIP-4844, raised by EIP-7691 in Prague, kept by Osaka, then
  * raised by the blob-parameter-only forks BPO1 and BPO2 of EIP-7892); none before Cancun.
  */
-const BLOB_SCHEDULES: Record<SupportedHardfork, ForkConfig['blobSchedule']> = {
-  shanghai: { baseFeeUpdateFraction: 0, max: 0, target: 0 },
+const NO_BLOBS: ForkConfig['blobSchedule'] = { baseFeeUpdateFraction: 0, max: 0, target: 0 };
+const BLOB_SCHEDULES: Partial<Record<SupportedHardfork, ForkConfig['blobSchedule']>> = {
   cancun: { baseFeeUpdateFraction: 3338477, max: 6, target: 3 },
   prague: { baseFeeUpdateFraction: 5007716, max: 9, target: 6 },
   osaka: { baseFeeUpdateFraction: 5007716, max: 9, target: 6 },
@@ -72,5 +72,5 @@ export function forkConfig(common: Common, hardfork: SupportedHardfork, genesisH
   for (const [since, name, address] of SYSTEM_CONTRACTS) if (isAtLeast(hardfork, since)) systemContracts[name] = address;
   const forkId = new Uint8Array(4);
   new DataView(forkId.buffer).setUint32(0, crc32(genesisHash) >>> 0);
-  return { activationTime: Number(genesisTime), blobSchedule: BLOB_SCHEDULES[hardfork], chainId: common.chainId(), forkId, precompiles, systemContracts };
+  return { activationTime: Number(genesisTime), blobSchedule: BLOB_SCHEDULES[hardfork] ?? NO_BLOBS, chainId: common.chainId(), forkId, precompiles, systemContracts };
 }

@@ -13,7 +13,8 @@ import type { DevAccount } from './wallet/accounts.js';
 export interface GenesisTarget {
   readonly state: MerkleStateManager;
   readonly store: BlockStore;
-  readonly common: Common;
+  /** The chain's rules: `at(number, timestamp)` is the Common that block runs. */
+  readonly rules: { at(number: bigint, timestamp: bigint): Common };
   readonly config: ChainConfig;
   readonly accounts: readonly DevAccount[];
 }
@@ -25,13 +26,14 @@ export async function writeGenesis(n: GenesisTarget, timestamp: bigint): Promise
   if (n.config.create2Deployer !== false) await n.state.putCode(CREATE2_DEPLOYER, CREATE2_DEPLOYER_CODE);
   await n.state.commit();
   const stateRoot = await n.state.getStateRoot();
-  const common = n.common;
+  const time = n.config.timestamp ?? timestamp;
+  const common = n.rules.at(0n, time);
   const block = createBlock(
     {
       header: {
         number: 0n,
         gasLimit: n.config.gasLimit,
-        timestamp: n.config.timestamp ?? timestamp,
+        timestamp: time,
         baseFeePerGas: common.isActivatedEIP(1559) ? n.config.baseFee : undefined,
         stateRoot,
         difficulty: 0n,
@@ -56,5 +58,5 @@ export async function writeForkGenesis(n: GenesisTarget, fork: Fork): Promise<vo
   for (const a of n.accounts) await n.state.modifyAccountFields(a.address, { balance: n.config.balance });
   await n.state.commit();
   n.store.rebase(fork.number);
-  n.store.add(forkPoint(fork, await n.state.getStateRoot(), n.common, n.config.baseFee));
+  n.store.add(forkPoint(fork, await n.state.getStateRoot(), n.rules.at(fork.number, fork.header.timestamp), n.config.baseFee));
 }

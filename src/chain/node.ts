@@ -13,13 +13,14 @@ import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import type { MerkleStateManager, Proof } from '@ethereumjs/statemanager';
 import { bytesToHex, type Account, type Address } from '@ethereumjs/util';
-import { createVM, type VM } from '@ethereumjs/vm';
+import type { VM } from '@ethereumjs/vm';
 import { deriveAccounts, type DevAccount } from './wallet/accounts.js';
-import { makeCommon } from './engine/common.js';
+import { ChainRules } from './engine/common.js';
+import { LiveRules } from './liveRules.js';
 import { createEngine } from './engine/engine.js';
 import { forkConfig, type ForkConfig } from './forkConfig.js';
 import type { SimBlock, SimBlockSpec, SimOptions } from './exec/simulate.js';
-import type { ChainConfig } from './core/config.js';
+import { fixedSchedule, type ChainConfig, type SupportedHardfork } from './core/config.js';
 import { ChainError } from './core/errors.js';
 import { Owners } from './core/owner.js';
 import type { AccessListResult } from './exec/call.js';
@@ -138,10 +139,8 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
 
   private constructor(
     readonly config: ChainConfig,
-    private currentCommon: Common,
+    private live: LiveRules,
     readonly accounts: readonly DevAccount[],
-    /** The VM over the live state (replaced when the chain id changes). */
-    private currentVm: VM,
     /** The live state: the head's, plus edits made since it was mined. */
     readonly state: NodeStateManager,
     parts: EngineParts,
@@ -170,7 +169,8 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
 
   /** A fresh chain; with `fork`, one continuing from the fork block (see src/chain/fork). */
   static async create(config: ChainConfig, fork?: Fork): Promise<DevNode> {
-    const common = makeCommon(config.chainId, config.hardfork, config.codeSizeLimit);
+    const rules = new ChainRules(config.chainId, config.schedule ?? fixedSchedule(config.hardfork), config.codeSizeLimit, config.blockRewards);
+    const common = rules.last;
     const accounts = deriveAccounts(config.mnemonic, config.derivationPath, config.accounts);
     const link = new ForkLink(fork);
     const store = new BlockStore();
@@ -187,7 +187,8 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
     };
     const trieNodes = new RecordedStore();
     const { preimages, stateTrie, state, vm } = await createEngine(common, history, { link, nodes: trieNodes, cacheSize: config.stateCacheSize });
-    const node = new DevNode(config, common, accounts, vm, state, { store, preimages, stateTrie, trieNodes, forkLink: link });
+    const live = await LiveRules.of(rules, state, history, vm);
+    const node = new DevNode(config, live, accounts, state, { store, preimages, stateTrie, trieNodes, forkLink: link });
     await node.genesis(fork);
     return node;
   }
@@ -222,15 +223,30 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
     return this.runtime.coverage;
   }
 
-  /** The chain's rules (replaced when the chain id changes). */
-  get common(): Common {
-    return this.currentCommon;
+  /** The chain's rules, fork by fork (replaced when the chain id changes). */
+  get rules(): ChainRules {
+    return this.live.rules;
   }
 
-  /** The VM over the live state (replaced when the chain id changes). */
-  get vm(): VM {
-    return this.currentVm;
+  /** The rules, fork and VM (over the live state) of the next block: the one mined on the head, at the clock's next time. */
+  get common(): Common {
+    return this.live.rules.single ?? this.live.rules.at(...this.nextBlockAt());
   }
+  get hardfork(): SupportedHardfork {
+    return this.live.rules.forkAt(...this.nextBlockAt());
+  }
+  get vm(): VM {
+    return this.live.single ?? this.live.vmAt(...this.nextBlockAt());
+  }
+  private nextBlockAt(): [bigint, bigint] {
+    return [this.store.headNumber + 1n, this.clock.peek(this.store.head.block.header.timestamp)];
+  }
+
+  /** The VM over the live state under the rules of block `number` at `timestamp`. */
+  vmOfBlock(number: bigint, timestamp: bigint): VM {
+    return this.live.vmAt(number, timestamp);
+  }
+
 
   /** Dev accounts by lowercase address. */
   get keys(): ReadonlyMap<string, DevAccount> {
@@ -311,7 +327,7 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   /** EIP-7910's description of the fork this chain runs, from its first local block. */
   forkConfig(): ForkConfig {
     const first = this.store.byNumber(this.store.base) ?? this.head;
-    return forkConfig(this.common, this.config.hardfork, first.block.hash(), first.block.header.timestamp);
+    return forkConfig(this.common, this.hardfork, first.block.hash(), first.block.header.timestamp);
   }
 
   // ---------------------------------------------------------------- state (reads.ts)
@@ -392,7 +408,7 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
 
   /** The block context a call executes in (a zero base fee for fee-less calls, as geth). */
   callBlock(block: Block, req: TxRequest): Block {
-    return callBlock(this.common, block, req);
+    return callBlock(block.common, block, req);
   }
 
   // ---------------------------------------------------------------- test controls
@@ -417,9 +433,10 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   /** anvil_setChainId: new transactions are signed and checked for `chainId`. */
   async setChainId(chainId: bigint, client?: Client): Promise<void> {
     await this.lock.run(async () => {
+      const live = await this.live.withChainId(chainId);
+      // Both at once: a read in between sees the old rules or the new, never a mix.
       this.config.chainId = chainId;
-      this.currentCommon = makeCommon(chainId, this.config.hardfork, this.config.codeSizeLimit);
-      this.currentVm = await createVM({ common: this.currentCommon, stateManager: this.state, blockchain: this.currentVm.blockchain, setHardfork: false });
+      this.live = live;
     }, client);
   }
 

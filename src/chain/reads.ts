@@ -22,6 +22,8 @@ export interface ReadSource {
   readonly store: BlockStore;
   readonly state: NodeStateManager;
   readonly vm: VM;
+  /** The VM over the live state under the rules of block `number` at `timestamp`. */
+  vmOfBlock(number: bigint, timestamp: bigint): VM;
   readonly lock: Lock;
   readonly pending: PendingBlock;
   readonly pool: TxPool;
@@ -83,7 +85,7 @@ export class StateReads {
   /** Run `fn` with a VM in the state of block `ref`, in the block a call there runs in; `fn` discards its effects. */
   withVm<T>(ref: BlockRef, fn: (vm: VM, block: Block) => Promise<T>): Promise<T> {
     if (isPending(ref)) return this.n.pending.run(fn);
-    return this.atBlock(ref, () => this.n.vm, (at) => this.vmAt(this.stateRootOf(at), at), (vm, at) => fn(vm, at.block));
+    return this.atBlock(ref, () => this.n.vmOfBlock(this.n.store.head.number, this.n.store.head.block.header.timestamp), (at) => this.vmAt(this.stateRootOf(at), at), (vm, at) => fn(vm, at.block));
   }
 
   /**
@@ -102,7 +104,7 @@ export class StateReads {
 
   /** A private VM copy opened at `stateRoot`, a state of block `at` (replays, traces); the live state is untouched. */
   async vmAt(stateRoot: Uint8Array, at: StoredBlock): Promise<VM> {
-    const vm = await this.n.vm.shallowCopy(true);
+    const vm = await this.n.vmOfBlock(at.number, at.block.header.timestamp).shallowCopy(true);
     await openAt(vm.stateManager as MerkleStateManager, stateRoot, at);
     return vm;
   }

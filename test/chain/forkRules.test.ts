@@ -41,6 +41,12 @@ test('fork names as anvil and Hardhat spell them', () => {
   assert.equal(parseHardfork('OSAKA'), 'osaka');
   assert.equal(parseHardfork('Bpo1'), 'bpo1');
   assert.equal(parseHardfork('latest'), 'bpo2');
-  assert.equal(parseHardfork('london'), undefined);
+  assert.equal(parseHardfork('london'), 'london');
+  assert.equal(parseHardfork('Frontier'), 'chainstart');
+  assert.equal(parseHardfork('merge'), 'paris');
+  assert.equal(parseHardfork('Tangerine'), 'tangerineWhistle');
+  assert.equal(parseHardfork('spurious_dragon'), 'spuriousDragon');
+  assert.equal(parseHardfork('MuirGlacier'), 'muirGlacier');
+  assert.equal(parseHardfork('dao'), undefined);
   assert.equal(parseHardfork('bpo3'), undefined);
 });

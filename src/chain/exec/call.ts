@@ -149,8 +149,12 @@ export async function createAccessList(vm: VM, block: Block, req: TxRequest, pre
   const from = (req.from ?? ZERO_ADDRESS).toString();
   const to = req.to?.toString();
   let list = req.accessList ?? [];
+  // Run as the newest type the rules know: before berlin there are no access lists (none is found,
+  // as in geth), before london a type 1.
+  const type = req.type ?? (vm.common.isActivatedEIP(1559) ? 2 : vm.common.isActivatedEIP(2930) ? 1 : 0);
   for (let round = 0; round < 4; round++) {
-    const { result, error } = await runDiscarded(vm, block, { ...req, accessList: list, type: req.type ?? 2 }, { reportAccessList: true }).catch(rethrow);
+    const run = type === 0 ? { ...req, accessList: undefined, type } : { ...req, accessList: list, type };
+    const { result, error } = await runDiscarded(vm, block, run, { reportAccessList: true }).catch(rethrow);
     const next = (result.accessList ?? [])
       // As geth: sender, recipient and precompiles are warm anyway; their storage slots still count.
       .filter((e) => e.storageKeys.length > 0 || (e.address !== from && e.address !== to && !precompiles.has(e.address)))

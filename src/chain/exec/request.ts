@@ -5,6 +5,7 @@ import { concatBytes, type Address } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { txCommon } from '../engine/common.js';
 import type { TxRequest } from '../core/types.js';
+import { ChainError } from '../core/errors.js';
 import { checkInitCodeSize } from './rejections.js';
 
 /**
@@ -13,17 +14,42 @@ import { checkInitCodeSize } from './rejections.js';
  * `maxFeePerGas` or `maxPriorityFeePerGas` type 2, whatever `type` says (a client filling an
  * access-list transaction with EIP-1559 fees sends `type: 1` with them); `gasPrice` type 1 with an
  * access list or `type: 1`, else type 0 (a `type: 2` with a gas price is legacy, as in geth and
- * anvil). With no fee field, `type` decides, then an access list (type 2), then `fallback`. Blob
- * hashes (or blobs) make type 3, before the fee fields, as in geth.
+ * anvil). With no fee field, `type` decides, then an access list (type 2; type 1 before London,
+ * by `common`), then `fallback`. Blob hashes (or blobs) make type 3, before the fee fields, as in
+ * geth.
  */
-export function requestType(req: TxRequest, fallback: number = TransactionType.Legacy): number {
+export function requestType(req: TxRequest, common?: Common, fallback: number = TransactionType.Legacy): number {
   if (req.authorizationList !== undefined) return TransactionType.EOACodeEIP7702;
   if (req.blobVersionedHashes !== undefined || req.blobs !== undefined) return TransactionType.BlobEIP4844;
   if (req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined) return TransactionType.FeeMarketEIP1559;
   if (req.gasPrice !== undefined) return req.accessList !== undefined || req.type === TransactionType.AccessListEIP2930 ? TransactionType.AccessListEIP2930 : TransactionType.Legacy;
   if (req.type !== undefined) return req.type;
-  if (req.accessList !== undefined) return TransactionType.FeeMarketEIP1559;
+  // Before London an access list makes type 1, as in geth.
+  if (req.accessList !== undefined) return common?.isActivatedEIP(1559) === false ? TransactionType.AccessListEIP2930 : TransactionType.FeeMarketEIP1559;
   return fallback;
+}
+
+/** The EIP that brings each transaction type in (berlin, london, cancun, prague). */
+const TYPE_EIP: Record<number, number> = { 1: 2930, 2: 1559, 3: 4844, 4: 7702 };
+
+/** Whether the rules of `common` know transactions of `type` (geth refuses the others). */
+export function knowsTxType(common: Common, type: number): boolean {
+  return type === TransactionType.Legacy || (TYPE_EIP[type] !== undefined && common.isActivatedEIP(TYPE_EIP[type]));
+}
+
+/**
+ * A request the rules of `common` cannot carry, refused in geth's words: fee-market fields before
+ * London, any other type before its fork.
+ */
+export function checkRequestType(req: TxRequest, common: Common): void {
+  if (common.isActivatedEIP(1559)) {
+    const type = requestType(req, common);
+    if (!knowsTxType(common, type)) throw new ChainError(`transaction type not supported: type ${type}`);
+    return;
+  }
+  if (req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined) throw new ChainError('maxFeePerGas and maxPriorityFeePerGas are not valid before London is active');
+  const type = requestType(req, common);
+  if (!knowsTxType(common, type)) throw new ChainError(`transaction type not supported: type ${type}`);
 }
 
 /**
@@ -32,7 +58,8 @@ export function requestType(req: TxRequest, fallback: number = TransactionType.L
  */
 export function unsignedTx(req: TxRequest, common: Common, freeze = true): TypedTransaction {
   checkInitCodeSize(common, req.to, req.data);
-  const type = requestType(req);
+  checkRequestType(req, common);
+  const type = requestType(req, common);
   const accessList = req.accessList?.map((e) => ({ address: e.address.toString(), storageKeys: e.storageKeys.map(hex) }));
   return createTx(
     {

@@ -12,7 +12,7 @@ import type { NodeStateManager } from '../engine/forkState.js';
 import { ChainError, TxFailedError } from '../core/errors.js';
 import { askingClient, type Client, type Lock } from '../core/lock.js';
 import { revertMessage } from '../exec/revertData.js';
-import { requestType, unsignedTx, withFakeSender } from '../exec/request.js';
+import { checkRequestType, requestType, unsignedTx, withFakeSender } from '../exec/request.js';
 import type { Fees } from '../fees/fees.js';
 import type { BlockStore } from '../head/store.js';
 import type { Accounts } from '../owners/accounts.js';
@@ -150,10 +150,11 @@ export class Intake {
     if (out.chainId !== undefined && req.chainId !== undefined && req.chainId !== this.n.config.chainId) {
       throw new ChainError(`invalid chain id: have ${req.chainId}, want ${this.n.config.chainId}`);
     }
+    checkRequestType(req, this.n.common);
     if (out.nonce === undefined) out.nonce = await this.n.getNonce(req.from!, PENDING);
     // Types 0 and 1 pay a gas price; the fee fields decide the type (requestType), and a request
     // that names neither fees nor a type gets EIP-1559 fees, as geth fills it after London.
-    const legacy = requestType(req, TransactionType.FeeMarketEIP1559) < TransactionType.FeeMarketEIP1559 || !this.n.common.isActivatedEIP(1559);
+    const legacy = requestType(req, this.n.common, TransactionType.FeeMarketEIP1559) < TransactionType.FeeMarketEIP1559 || !this.n.common.isActivatedEIP(1559);
     if (legacy) {
       out.gasPrice ??= this.n.fees.gasPrice();
     } else {
