@@ -49,7 +49,6 @@ import type { Preimages } from './engine/preimages.js';
 import { BlockStore } from './head/store.js';
 import type { Fork } from './fork/fork.js';
 import { writeForkGenesis, writeGenesis } from './genesis.js';
-import { importBlocks } from './controls/importChain.js';
 import { StateReads } from './reads.js';
 import { ForkLink, type NodeStateManager } from './engine/forkState.js';
 import type { BlockRef, MinedTx, StateOverrides, StoredBlock, TxRequest } from './core/types.js';
@@ -275,17 +274,6 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   /** Write block 0: a fresh genesis, or the fork point of `fork`. */
   genesis(fork?: Fork): Promise<void> {
     return fork ? writeForkGenesis(this, fork) : writeGenesis(this, this.clock.now());
-  }
-
-  /**
-   * Import RLP-encoded blocks on top of the head (--import), each executed and checked against its
-   * header (controls/importChain.ts); the next blocks then take the head's gas limit. Returns how
-   * many blocks were imported.
-   */
-  async importChain(bytes: Uint8Array): Promise<number> {
-    const count = await importBlocks(this, bytes);
-    if (count > 0) this.clock.setGasLimit(this.head.block.header.gasLimit);
-    return count;
   }
 
   /** The fork this chain runs on (undefined when it does not fork). */

@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { lastFork, type ChainConfig } from '../chain/core/config.js';
-import { GenesisFileError, parseGenesisFile, scheduleOfGenesis, type GenesisFile } from '../chain/core/genesisFile.js';
+import { GenesisFileError, parseGenesisFile, type GenesisFile } from '../chain/core/genesisFile.js';
+import { scheduleOfGenesis } from '../chain/core/genesisSchedule.js';
 
 /** The genesis file at `path`; an Error naming the file and the field for anything wrong. */
 export function readGenesisFile(path: string): GenesisFile {

@@ -17,6 +17,7 @@ import { Metrics } from '../server/metrics.js';
 import { startServer, type RpcServer } from '../server/server.js';
 import { SHARED_MAX_BLOCK_RANGE, SHARED_MAX_LOGS, chainGauges, chainHealth, transportSettings, type TransportOptions } from './transport.js';
 import { VERSION } from './version.js';
+import { importBlocks } from '../chain/controls/importChain.js';
 import { genesisSettings, readGenesisFile, readImportFile } from './genesis.js';
 
 export interface StartOptions {
@@ -106,7 +107,7 @@ export async function bootDev(options: StartOptions = {}): Promise<Booted> {
   });
   if (options.importChain !== undefined) {
     try {
-      await node.importChain(readImportFile(options.importChain));
+      await importBlocks(node, readImportFile(options.importChain));
     } catch (err) {
       node.close();
       throw err;

@@ -24,6 +24,8 @@ export interface ImportHost {
   readonly events: EventEmitter<NodeEvents>;
   readonly store: BlockStore;
   readonly lock: Lock;
+  /** The next blocks' settings: after an import they take the head's gas limit. */
+  readonly clock: { setGasLimit(gas: bigint): void };
   /** The VM that runs a block at `number` and `timestamp` (its rules), over the live state. */
   vmOfBlock(number: bigint, timestamp: bigint): VM;
   /** The rules a block at `number` and `timestamp` is read with. */
@@ -56,7 +58,7 @@ export function splitBlocks(bytes: Uint8Array): Uint8Array[][] {
   return blocks;
 }
 
-/** Import every block of `bytes` on top of the head (the caller has nothing else running); returns how many. */
+/** Import every block of `bytes` on top of the head; the next blocks then take the head's gas limit. Returns how many blocks were imported. */
 export async function importBlocks(n: ImportHost, bytes: Uint8Array): Promise<number> {
   const all = splitBlocks(bytes);
   await n.lock.run(async () => {
@@ -72,6 +74,7 @@ export async function importBlocks(n: ImportHost, bytes: Uint8Array): Promise<nu
       }
       await importOne(n, block);
     }
+    if (all.length > 0) n.clock.setGasLimit(n.store.head.block.header.gasLimit);
   });
   return all.length;
 }
