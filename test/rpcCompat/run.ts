@@ -9,7 +9,8 @@
  * beside the checkout, unpacked once per version of the archive (as the consensus gate unpacks
  * its archives).
  *
- * `node dist/test/rpcCompat/run.js [--only TEXT]` prints each failure with its first difference,
+ * `node dist/test/rpcCompat/run.js [--only TEXT] [--shared DIR]` (DIR: the folder holding the
+ * archive, by default ../shared/rpc-compat beside the checkout) prints each failure with its first difference,
  * the pass count per method, and exits non-zero when a test fails that `KNOWN` does not list, or
  * a test `KNOWN` lists passes (the list stays what the README says).
  */
@@ -200,8 +201,8 @@ export async function runSuite(dir: string, only?: string, log: (line: string) =
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, dir: { type: 'string' } } });
-  const dir = values.dir ?? suiteDir();
+  const { values } = parseArgs({ options: { only: { type: 'string' }, shared: { type: 'string' } } });
+  const dir = suiteDir(values.shared);
   const { byMethod, failures } = await runSuite(dir, values.only, (l) => process.stdout.write(l + '\n'));
   let passed = 0;
   let total = 0;
