@@ -11,6 +11,7 @@ import type { BlockRef, StateOverrides, StoredBlock, TxRequest } from './core/ty
 import { capGas, gasCapAt, withTimeout } from './exec/bounds.js';
 import { call, createAccessList, type AccessListResult } from './exec/call.js';
 import { estimateGas } from './exec/estimate.js';
+import { checkRequestType } from './exec/request.js';
 import { explained, type ExplainHost } from './exec/explain.js';
 import { routedCall, type CallHost } from './exec/offload/call.js';
 import type { CallWorkers } from './exec/offload/pool.js';
@@ -27,16 +28,25 @@ export interface ExecutionHost extends CallHost, ExplainHost {
 }
 
 export class Execution {
-  /** The active precompiles' addresses, which access lists leave out. */
-  private readonly precompiles: Set<string>;
+  /** The active precompiles' addresses under each fork's rules, which access lists leave out. */
+  private readonly precompiles = new WeakMap<object, Set<string>>();
 
-  constructor(private readonly n: ExecutionHost) {
-    this.precompiles = new Set([...getActivePrecompiles(n.common).keys()].map((a) => '0x' + a));
+  constructor(private readonly n: ExecutionHost) {}
+
+  private precompilesOf(common: VM['common']): Set<string> {
+    let set = this.precompiles.get(common);
+    if (set === undefined) this.precompiles.set(common, (set = new Set([...getActivePrecompiles(common).keys()].map((a) => '0x' + a))));
+    return set;
   }
 
   /** eth_call: on a worker when others are in progress or this code ran long (offload/routing.ts). */
   call(req: TxRequest, ref: BlockRef, overrides?: StateOverrides): Promise<Uint8Array> {
     const explain = (err: unknown) => explained(this.n, err, req, ref, overrides);
+    try {
+      checkRequestType(req, this.n.common);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const workers = overrides === undefined && this.n.forkLink.fork === undefined ? this.n.callWorkers : undefined;
     if (workers === undefined) return this.callHere(req, ref, overrides).catch(explain);
     return routedCall(this.n, workers, req, ref, () => this.callHere(req, ref, overrides)).catch(explain);
@@ -52,6 +62,7 @@ export class Execution {
     const n = this.n;
     return n
       .withVm(ref, (vm, block) => {
+        checkRequestType(req, vm.common);
         const limit = block.header.gasLimit;
         const cap = gasCapAt(n.callBounds, limit);
         return withTimeout(vm.evm, n.callBounds.timeoutMs, () => estimateGas(vm, n.callBlock(block, req), capGas(req, cap, limit), cap < limit ? cap : limit, overrides));
@@ -61,7 +72,10 @@ export class Execution {
 
   createAccessList(req: TxRequest, ref: BlockRef): Promise<AccessListResult> {
     const n = this.n;
-    return n.withVm(ref, (vm, block) => withTimeout(vm.evm, n.callBounds.timeoutMs, () => createAccessList(vm, n.callBlock(block, req), n.capped(req, block), this.precompiles)));
+    return n.withVm(ref, (vm, block) => {
+      checkRequestType(req, vm.common);
+      return withTimeout(vm.evm, n.callBounds.timeoutMs, () => createAccessList(vm, n.callBlock(block, req), n.capped(req, block), this.precompilesOf(vm.common)));
+    });
   }
 
   /** eth_simulateV1: blocks of calls on a private copy of the state at `ref`; nothing reaches the chain. */

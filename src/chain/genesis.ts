@@ -4,7 +4,6 @@ import type { Common } from '@ethereumjs/common';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, bytesToHex } from '@ethereumjs/util';
 import type { GenesisFile } from './core/genesisFile.js';
-import type { ChainRules } from './engine/common.js';
 import type { ChainConfig } from './core/config.js';
 import { CREATE2_DEPLOYER, CREATE2_DEPLOYER_CODE } from './create2Deployer.js';
 import type { Fork } from './fork/fork.js';
@@ -15,9 +14,8 @@ import type { DevAccount } from './wallet/accounts.js';
 export interface GenesisTarget {
   readonly state: MerkleStateManager;
   readonly store: BlockStore;
-  readonly common: Common;
-  /** The chain's rules by block (the genesis block's are those of block 0 at its time). */
-  readonly rules: ChainRules;
+  /** The rules block `number` at `timestamp` runs. */
+  commonAt(number: bigint, timestamp: bigint): Common;
   readonly config: ChainConfig;
   readonly accounts: readonly DevAccount[];
 }
@@ -30,13 +28,14 @@ export async function writeGenesis(n: GenesisTarget, timestamp: bigint): Promise
   if (n.config.create2Deployer !== false) await n.state.putCode(CREATE2_DEPLOYER, CREATE2_DEPLOYER_CODE);
   await n.state.commit();
   const stateRoot = await n.state.getStateRoot();
-  const common = n.common;
+  const time = n.config.timestamp ?? timestamp;
+  const common = n.commonAt(0n, time);
   const block = createBlock(
     {
       header: {
         number: 0n,
         gasLimit: n.config.gasLimit,
-        timestamp: n.config.timestamp ?? timestamp,
+        timestamp: time,
         baseFeePerGas: common.isActivatedEIP(1559) ? n.config.baseFee : undefined,
         stateRoot,
         difficulty: 0n,
@@ -61,7 +60,7 @@ export async function writeForkGenesis(n: GenesisTarget, fork: Fork): Promise<vo
   for (const a of n.accounts) await n.state.modifyAccountFields(a.address, { balance: n.config.balance });
   await n.state.commit();
   n.store.rebase(fork.number);
-  n.store.add(forkPoint(fork, await n.state.getStateRoot(), n.common, n.config.baseFee));
+  n.store.add(forkPoint(fork, await n.state.getStateRoot(), n.commonAt(fork.number, fork.header.timestamp), n.config.baseFee));
 }
 
 /**
@@ -76,7 +75,7 @@ async function writeFileGenesis(n: GenesisTarget, file: GenesisFile): Promise<vo
     for (const [slot, value] of a.storage) await n.state.putStorage(a.address, slot, value);
   }
   await n.state.commit();
-  const block = fileGenesisBlock(file, await n.state.getStateRoot(), n.rules.at(file.header.number, file.header.timestamp));
+  const block = fileGenesisBlock(file, await n.state.getStateRoot(), n.commonAt(file.header.number, file.header.timestamp));
   const hash = block.hash();
   n.store.add({ block, number: block.header.number, hash, hashHex: bytesToHex(hash), txs: [] });
 }

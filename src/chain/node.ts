@@ -166,7 +166,7 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
 
   /** A fresh chain; with `fork`, one continuing from the fork block (see src/chain/fork). */
   static async create(config: ChainConfig, fork?: Fork): Promise<DevNode> {
-    const rules = new ChainRules(config.chainId, config.schedule ?? fixedSchedule(config.hardfork), config.codeSizeLimit);
+    const rules = new ChainRules(config.chainId, config.schedule ?? fixedSchedule(config.hardfork), config.codeSizeLimit, config.blockRewards);
     const common = rules.last;
     const accounts = deriveAccounts(config.mnemonic, config.derivationPath, config.accounts);
     const link = new ForkLink(fork);
@@ -396,7 +396,7 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
 
   /** The block context a call executes in (a zero base fee for fee-less calls, as geth). */
   callBlock(block: Block, req: TxRequest): Block {
-    return callBlock(this.common, block, req);
+    return callBlock(block.common, block, req);
   }
 
   // ---------------------------------------------------------------- test controls
@@ -423,7 +423,7 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
     await this.lock.run(async () => {
       this.config.chainId = chainId;
       const old = this.currentRules;
-      this.currentRules = new ChainRules(chainId, old.schedule, old.codeSizeLimit);
+      this.currentRules = new ChainRules(chainId, old.schedule, old.codeSizeLimit, old.blockRewards);
       this.vms = await vmsOf(this.currentRules, undefined, this.state, this.vm.blockchain);
     }, client);
   }

@@ -11,7 +11,7 @@ export function formatReceipt(t: MinedTx): object {
   const r = t.receipt;
   const receipt: Record<string, unknown> = {
     type: qty(t.tx.type),
-    status: qty(r.status),
+    ...(r.root !== undefined ? { root: hex(r.root) } : { status: qty(r.status) }),
     cumulativeGasUsed: qty(r.cumulativeGasUsed),
     logs: formatTxLogs(t),
     logsBloom: hex(r.bloom),

@@ -21,6 +21,8 @@ export interface ChainConfig {
   hardfork: SupportedHardfork;
   /** When each fork begins (a genesis file's config, a known chain's forks); undefined: `hardfork` from genesis on. */
   schedule?: ForkSchedule;
+  /** Blocks before paris pay their miner the fork's reward (a chain of real blocks); default none, as anvil's. */
+  blockRewards?: boolean;
   /** Genesis timestamp (seconds); defaults to now. */
   timestamp?: bigint;
   /** Accounts the live state's account and storage caches each hold (default 100,000). */

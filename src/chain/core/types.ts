@@ -7,7 +7,10 @@ import type { Address } from '@ethereumjs/util';
 export type RawLog = [Uint8Array, Uint8Array[], Uint8Array];
 
 export interface Receipt {
+  /** Success (1) or failure (0); before Byzantium the receipt itself carries `root` instead. */
   status: 0 | 1;
+  /** The state root after the transaction: what a pre-Byzantium receipt carries in place of a status (EIP-658). */
+  root?: Uint8Array;
   gasUsed: bigint;
   cumulativeGasUsed: bigint;
   effectiveGasPrice: bigint;

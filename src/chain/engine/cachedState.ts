@@ -32,7 +32,18 @@ export class CachedStateManager extends MerkleStateManager {
 
   override async flush(): Promise<void> {
     this.unflushed = 0;
+    if (this._checkpointCount === 0) return super.flush();
+    // A flush inside a checkpoint: a state root asked for mid-run, as runTx does for every
+    // pre-Byzantium receipt. ethereumjs's caches drop their current checkpoint's record of earlier
+    // values when they flush, so a revert after it (every call's, a block given up) kept the run's
+    // writes in the caches while the trie went back. The records are kept: the revert undoes the
+    // caches as it undoes the trie.
+    const caches = [this._caches?.account, this._caches?.storage, this._caches?.code] as unknown as Array<{ _diffCache: unknown[]; _checkpoints: number } | undefined>;
+    const kept = caches.map((c) => c?._diffCache[c._checkpoints]);
     await super.flush();
+    caches.forEach((c, i) => {
+      if (c !== undefined) c._diffCache[c._checkpoints] = kept[i];
+    });
   }
 
   /**

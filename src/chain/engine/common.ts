@@ -45,7 +45,7 @@ const EMPTY_SHA256 = Uint8Array.from(createHash('sha256').digest());
  * The chain's rules. With `codeSizeLimit` (bytes; Infinity: none) contracts may deploy that much
  * runtime code and twice as much init code, in place of EIP-170's and EIP-3860's limits.
  */
-export function makeCommon(chainId: bigint, hardfork: SupportedHardfork, codeSizeLimit?: number, blobs?: BlobParams): Common {
+export function makeCommon(chainId: bigint, hardfork: SupportedHardfork, codeSizeLimit?: number, blobs?: BlobParams, blockRewards = false): Common {
   // EIP-7934 (the block size limit) is part of Osaka, but ethereumjs 10.1.3 leaves it out of
   // Osaka's EIP list and defines its parameter in no parameter set: both are given here, so that
   // the rule is active (the block builder enforces it; a block read from RLP is checked).
@@ -54,6 +54,9 @@ export function makeCommon(chainId: bigint, hardfork: SupportedHardfork, codeSiz
   const common = createCustomCommon({ chainId: Number(chainId), name: 'node-rpc' }, Mainnet, { hardfork, eips, params, customCrypto: { ecrecover, ecsign, keccak256, sha256, kzg: lazyKzg } });
   if (codeSizeLimit !== undefined) limitCodeSize(common, codeSizeLimit);
   if (blobs !== undefined && isAtLeast(hardfork, 'cancun')) setBlobParams(common, blobs);
+  // Blocks before the merge paid their miner a reward (5, 3, then 2 ether). A dev chain's blocks
+  // pay none, as anvil's do; a chain replaying real blocks (`blockRewards`) pays them.
+  if (!blockRewards && !isAtLeast(hardfork, 'paris')) overrideParams(common, { minerReward: 0n });
   const merged = new WeakSet<object>();
   const update = Common.prototype.updateParams;
   // An own property, so Common.copy() (Object.assign) carries it to every copy.
@@ -85,12 +88,17 @@ export class ChainRules {
   readonly last: Common;
   private readonly byFork = new Map<SupportedHardfork, Common>();
 
+  /**
+   * `blockRewards`: blocks before paris pay their miner ethereumjs's reward (a chain replaying real
+   * blocks); without it they pay none, as anvil's dev chains.
+   */
   constructor(
     readonly chainId: bigint,
     readonly schedule: ForkSchedule,
     readonly codeSizeLimit?: number,
+    readonly blockRewards = false,
   ) {
-    for (const { fork } of schedule.forks) this.byFork.set(fork, makeCommon(chainId, fork, codeSizeLimit, schedule.blobSchedule?.[fork]));
+    for (const { fork } of schedule.forks) this.byFork.set(fork, makeCommon(chainId, fork, codeSizeLimit, schedule.blobSchedule?.[fork], blockRewards));
     this.last = this.byFork.get(lastFork(schedule))!;
     this.single = schedule.forks.length === 1 ? this.last : undefined;
   }
@@ -123,13 +131,17 @@ export class ChainRules {
 function setBlobParams(common: Common, blobs: BlobParams): void {
   // EIP-4844's GAS_PER_BLOB: a parameter of the block library's set, not yet merged into the Common here.
   const perBlob = 131_072n;
-  const values: Record<string, bigint> = {
+  overrideParams(common, {
     target: BigInt(blobs.target),
     max: BigInt(blobs.max),
     targetBlobGasPerBlock: BigInt(blobs.target) * perBlob,
     maxBlobGasPerBlock: BigInt(blobs.max) * perBlob,
     blobGasPriceUpdateFraction: BigInt(blobs.baseFeeUpdateFraction),
-  };
+  });
+}
+
+/** Parameters of `common` answered from `values` (an own property, carried to copies). */
+function overrideParams(common: Common, values: Record<string, bigint>): void {
   const param = common.param;
   common.param = function (this: Common, name: string): bigint {
     const v = values[name];

@@ -6,9 +6,10 @@ import { effectiveGasPrice } from '../fees/rules.js';
 
 /** The node's receipt of a transaction's run (mined blocks, simulated ones). */
 export function receiptOf(tx: TypedTransaction, result: RunTxResult, baseFee: bigint | undefined, cumulativeGasUsed: bigint, firstLogIndex: number, blobGasPrice?: bigint): Receipt {
-  const r = result.receipt as typeof result.receipt & { status: 0 | 1 };
+  const r = result.receipt as typeof result.receipt & { status?: 0 | 1; stateRoot?: Uint8Array };
   return {
-    status: r.status,
+    status: r.status ?? (result.execResult.exceptionError === undefined ? 1 : 0),
+    ...(r.stateRoot !== undefined ? { root: r.stateRoot } : {}),
     gasUsed: result.totalGasSpent,
     cumulativeGasUsed,
     effectiveGasPrice: effectiveGasPrice(tx, baseFee),

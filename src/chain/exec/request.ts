@@ -5,15 +5,39 @@ import { concatBytes, type Address } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { txCommon } from '../engine/common.js';
 import type { TxRequest } from '../core/types.js';
+import { ChainError } from '../core/errors.js';
 import { checkInitCodeSize } from './rejections.js';
 
-/** Pick the transaction type a request describes, as geth does. */
-export function requestType(req: TxRequest): number {
+/** Pick the transaction type a request describes, as geth does (before London an access list makes type 1). */
+export function requestType(req: TxRequest, common?: Common): number {
   if (req.type !== undefined) return req.type;
   if (req.authorizationList !== undefined) return TransactionType.EOACodeEIP7702;
   if (req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined) return TransactionType.FeeMarketEIP1559;
-  if (req.accessList !== undefined) return req.gasPrice !== undefined ? TransactionType.AccessListEIP2930 : TransactionType.FeeMarketEIP1559;
+  if (req.accessList !== undefined) return req.gasPrice !== undefined || common?.isActivatedEIP(1559) === false ? TransactionType.AccessListEIP2930 : TransactionType.FeeMarketEIP1559;
   return TransactionType.Legacy;
+}
+
+/** The EIP that brings each transaction type in (berlin, london, cancun, prague). */
+const TYPE_EIP: Record<number, number> = { 1: 2930, 2: 1559, 3: 4844, 4: 7702 };
+
+/** Whether the rules of `common` know transactions of `type` (geth refuses the others). */
+export function knowsTxType(common: Common, type: number): boolean {
+  return type === TransactionType.Legacy || (TYPE_EIP[type] !== undefined && common.isActivatedEIP(TYPE_EIP[type]));
+}
+
+/**
+ * A request the rules of `common` cannot carry, refused in geth's words: fee-market fields before
+ * London, any other type before its fork.
+ */
+export function checkRequestType(req: TxRequest, common: Common): void {
+  if (common.isActivatedEIP(1559)) {
+    const type = requestType(req, common);
+    if (!knowsTxType(common, type)) throw new ChainError(`transaction type not supported: type ${type}`);
+    return;
+  }
+  if (req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined) throw new ChainError('maxFeePerGas and maxPriorityFeePerGas are not valid before London is active');
+  const type = requestType(req, common);
+  if (!knowsTxType(common, type)) throw new ChainError(`transaction type not supported: type ${type}`);
 }
 
 /**
@@ -22,7 +46,8 @@ export function requestType(req: TxRequest): number {
  */
 export function unsignedTx(req: TxRequest, common: Common, freeze = true): TypedTransaction {
   checkInitCodeSize(common, req.to, req.data);
-  const type = requestType(req);
+  checkRequestType(req, common);
+  const type = requestType(req, common);
   const accessList = req.accessList?.map((e) => ({ address: e.address.toString(), storageKeys: e.storageKeys.map(hex) }));
   return createTx(
     {

@@ -44,10 +44,18 @@ export function outbids(tx: TypedTransaction, old: TypedTransaction): boolean {
   return feeCap(tx) >= bump(feeCap(old)) && tipCap(tx) >= bump(tipCap(old));
 }
 
-/** Base fee of the block after `parent` (undefined before London), unless `override` sets it. */
-export function baseFeeAfter(parent: BlockHeader, london: boolean, override: bigint | undefined): bigint | undefined {
-  return london ? (override ?? parent.calcNextBaseFee()) : undefined;
+/**
+ * Base fee of the block after `parent` (undefined before London), unless `override` sets it. The
+ * first London block (its parent has none) starts at `initial`, as geth's does (EIP-1559's
+ * INITIAL_BASE_FEE, 1 gwei).
+ */
+export function baseFeeAfter(parent: BlockHeader, london: boolean, override: bigint | undefined, initial = INITIAL_BASE_FEE): bigint | undefined {
+  if (!london) return undefined;
+  return override ?? (parent.baseFeePerGas === undefined ? initial : parent.calcNextBaseFee());
 }
+
+/** EIP-1559's base fee of the first London block. */
+export const INITIAL_BASE_FEE = 1_000_000_000n;
 
 /** eth_gasPrice: the next base fee plus the suggested tip, never below `floor`. */
 export function suggestedGasPrice(nextBaseFee: bigint, floor: bigint): bigint {

@@ -27,6 +27,8 @@ export interface MiningHost {
   readonly store: BlockStore;
   readonly state: NodeStateManager;
   readonly vm: VM;
+  /** The VM over the live state under the rules of block `number` at `timestamp`. */
+  vmOfBlock(number: bigint, timestamp: bigint): VM;
   readonly lock: Lock;
   readonly forkLink: ForkLink<Fork>;
   readonly clock: NextBlock;
@@ -47,10 +49,13 @@ export class Mining {
     // of its transactions must start there, not at the parent's root.
     const preStateRoot = await this.n.state.getStateRoot();
     // console.log lines are collected only while someone listens for them.
-    const consoleWatch = this.n.events.listenerCount('console') > 0 ? new ConsoleWatch(this.n.vm.evm) : undefined;
+    const env = this.nextEnv(parent);
+    // The block runs the rules of its number and time (one fork: always the same VM).
+    const vm = this.n.vmOfBlock(parent.header.number + 1n, env.timestamp);
+    const consoleWatch = this.n.events.listenerCount('console') > 0 ? new ConsoleWatch(vm.evm) : undefined;
     let outcome;
     try {
-      outcome = await mineBlock(this.n.vm, parent, txs, this.nextEnv(parent), requireAll);
+      outcome = await mineBlock(vm, parent, txs, env, requireAll);
       this.n.clock.mined();
     } finally {
       consoleWatch?.stop();

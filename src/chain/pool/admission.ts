@@ -6,6 +6,7 @@ import { bytesToBigInt, type Address } from '@ethereumjs/util';
 import { txCommon } from '../engine/common.js';
 import { ChainError } from '../core/errors.js';
 import { checkInitCodeSize } from '../exec/rejections.js';
+import { knowsTxType } from '../exec/request.js';
 import { feeCap } from '../fees/rules.js';
 
 const TYPED = new Set<number>([TransactionType.AccessListEIP2930, TransactionType.FeeMarketEIP1559, TransactionType.BlobEIP4844, TransactionType.EOACodeEIP7702]);
@@ -29,7 +30,7 @@ function signedChainId(raw: Uint8Array): bigint | undefined {
 export function decodeRawTx(raw: Uint8Array, common: Common): TypedTransaction {
   if (raw.length === 0) throw new ChainError('typed transaction too short');
   const type = raw[0]! <= 0x7f ? raw[0]! : TransactionType.Legacy;
-  if (type !== TransactionType.Legacy && (!TYPED.has(type) || (type === TransactionType.EOACodeEIP7702 && !common.isActivatedEIP(7702)))) {
+  if (type !== TransactionType.Legacy && (!TYPED.has(type) || !knowsTxType(common, type))) {
     throw new ChainError(`transaction type not supported: type ${type}`);
   }
   if (type === TransactionType.BlobEIP4844) {

@@ -12,7 +12,7 @@ import type { NodeStateManager } from '../engine/forkState.js';
 import { ChainError, TxFailedError } from '../core/errors.js';
 import { askingClient, type Client, type Lock } from '../core/lock.js';
 import { revertMessage } from '../exec/revertData.js';
-import { unsignedTx, withFakeSender } from '../exec/request.js';
+import { checkRequestType, unsignedTx, withFakeSender } from '../exec/request.js';
 import type { Fees } from '../fees/fees.js';
 import type { BlockStore } from '../head/store.js';
 import type { Accounts } from '../owners/accounts.js';
@@ -126,6 +126,7 @@ export class Intake {
     if (out.chainId !== undefined && req.chainId !== undefined && req.chainId !== this.n.config.chainId) {
       throw new ChainError(`invalid chain id: have ${req.chainId}, want ${this.n.config.chainId}`);
     }
+    checkRequestType(req, this.n.common);
     if (out.nonce === undefined) out.nonce = await this.n.getNonce(req.from!, PENDING);
     // Types 0 and 1 pay a gas price, whatever else the request leaves out.
     const legacy = req.gasPrice !== undefined || (req.type !== undefined && req.type < 2) || !this.n.common.isActivatedEIP(1559);

@@ -89,7 +89,7 @@ const blockNumberOrHash: Codec<BlockRef> = {
 
 function receiptRlp(t: MinedTx): Uint8Array {
   const r = t.receipt;
-  const receipt = { status: r.status, cumulativeBlockGasUsed: r.cumulativeGasUsed, bitvector: r.bloom, logs: r.logs } as TxReceipt;
+  const receipt = { ...(r.root !== undefined ? { stateRoot: r.root } : { status: r.status }), cumulativeBlockGasUsed: r.cumulativeGasUsed, bitvector: r.bloom, logs: r.logs } as TxReceipt;
   return encodeReceipt(receipt, t.tx.type);
 }
 

@@ -8,6 +8,7 @@ import { isPending, type BlockRef, type StoredBlock, type TxRequest } from '../.
 import type { CallBounds } from '../bounds.js';
 import { ZERO_ADDRESS, executionError } from '../call.js';
 import { leanIntrinsicGas } from '../lean.js';
+import type { ChainRules } from '../../engine/common.js';
 import { headerOf } from './header.js';
 import type { CallWorkers } from './pool.js';
 import { callKey } from './routing.js';
@@ -15,6 +16,8 @@ import { callKey } from './routing.js';
 /** What the node answers for a call on a worker. */
 export interface CallHost {
   readonly common: Common;
+  /** The chain's rules, fork by fork (a call runs its block's). */
+  readonly rules: ChainRules;
   readonly config: Pick<ChainConfig, 'chainId' | 'hardfork' | 'codeSizeLimit'>;
   readonly callBounds: CallBounds;
   readonly store: { readonly head: StoredBlock };
@@ -60,17 +63,19 @@ async function callState(host: CallHost, ref: BlockRef): Promise<{ root: Uint8Ar
 export async function callOnWorker(host: CallHost, workers: CallWorkers, req: TxRequest, ref: BlockRef): Promise<Uint8Array | undefined> {
   const site = callSite(host, ref);
   const first = host.capped(req, site.block);
-  if (first.to === undefined || leanIntrinsicGas(host.common, { ...first, gas: first.gas ?? site.block.header.gasLimit }) === undefined || !workers.available()) return undefined;
+  if (first.to === undefined || leanIntrinsicGas(site.block.common, { ...first, gas: first.gas ?? site.block.header.gasLimit }) === undefined || !workers.available()) return undefined;
   const resolved = await callState(host, ref);
   if (resolved === undefined) return undefined;
   const { root, block } = resolved;
   const capped = host.capped(req, block);
   const gas = capped.gas ?? block.header.gasLimit;
-  if (capped.to === undefined || leanIntrinsicGas(host.common, { ...capped, gas }) === undefined) return undefined;
+  if (capped.to === undefined || leanIntrinsicGas(block.common, { ...capped, gas }) === undefined) return undefined;
+  const fork = host.rules.forkAt(block.header.number, block.header.timestamp);
   const { id: headerId, bytes: header } = headerOf(host.callBlock(block, req));
   const reply = await workers.run({
     chainId: host.config.chainId,
-    hardfork: host.config.hardfork,
+    hardfork: fork,
+    blobs: host.rules.schedule.blobSchedule?.[fork],
     codeSizeLimit: host.config.codeSizeLimit,
     root,
     headerId,

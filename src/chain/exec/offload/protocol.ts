@@ -1,5 +1,5 @@
 /** Messages between the node and its call workers (structured-clone data only). */
-import type { SupportedHardfork } from '../../core/config.js';
+import type { BlobParams, SupportedHardfork } from '../../core/config.js';
 import type { StoreWrites } from './replica.js';
 
 export interface WorkerInit {
@@ -16,6 +16,8 @@ export interface CallJob {
   id: number;
   chainId: bigint;
   hardfork: SupportedHardfork;
+  /** The fork's blob parameters where a schedule gives its own. */
+  blobs?: BlobParams;
   codeSizeLimit?: number;
   root: Uint8Array;
   /** The call block's header (RLP), with an id the worker caches it under. */

@@ -46,10 +46,10 @@ let queue: Promise<unknown> = readyKeccak()
       }),
   );
 
-async function build(chainId: bigint, hardfork: CallJob['hardfork'], codeSizeLimit: number | undefined): Promise<NonNullable<typeof engine>> {
-  const key = `${chainId}/${hardfork}/${codeSizeLimit}`;
+async function build(chainId: bigint, hardfork: CallJob['hardfork'], codeSizeLimit: number | undefined, blobs?: CallJob['blobs']): Promise<NonNullable<typeof engine>> {
+  const key = `${chainId}/${hardfork}/${codeSizeLimit}/${blobs === undefined ? '' : JSON.stringify(blobs)}`;
   if (engine === undefined || engine.key !== key) {
-    const { vm } = await createEngine(makeCommon(chainId, hardfork, codeSizeLimit), history, {
+    const { vm } = await createEngine(makeCommon(chainId, hardfork, codeSizeLimit, blobs), history, {
       nodes,
       // Caches hold one state root's reads and are emptied at every new root. An LRU cache would
       // empty itself (at a cost in proportion to its capacity) every time a call's last entry is
@@ -63,7 +63,7 @@ async function build(chainId: bigint, hardfork: CallJob['hardfork'], codeSizeLim
 }
 
 async function vmFor(job: CallJob): Promise<VM> {
-  const e = await build(job.chainId, job.hardfork, job.codeSizeLimit);
+  const e = await build(job.chainId, job.hardfork, job.codeSizeLimit, job.blobs);
   if (e.root === undefined || !equalsBytes(e.root, job.root)) {
     // A new root: the state caches start empty (setStateRoot clears them).
     e.root = undefined;
