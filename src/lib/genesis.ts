@@ -42,6 +42,9 @@ export function genesisSettings(file: GenesisFile, chain: Partial<ChainConfig> |
     chainId: chain?.chainId ?? file.chainId,
     gasLimit: chain?.gasLimit ?? file.header.gasLimit,
     timestamp: file.header.timestamp,
+    // A genesis file describes a real chain: its blocks before the merge pay their miner, as
+    // geth's ethash engine does (a clique chain pays none).
+    blockRewards: file.config.clique === undefined,
   };
   if (chain?.hardfork === undefined) {
     let schedule;
