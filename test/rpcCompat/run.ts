@@ -94,7 +94,9 @@ export function difference(got: unknown, want: unknown, path = ''): string | und
     return undefined;
   }
   if (isObject(want) && isObject(got)) {
-    for (const key of Object.keys(want).sort()) {
+    // Hashes last: a block's hash differs whenever one of its fields does, which is the cause to name.
+    const keys = Object.keys(want).sort((a, b) => Number(/hash$/i.test(a)) - Number(/hash$/i.test(b)) || a.localeCompare(b));
+    for (const key of keys) {
       if (!(key in got)) return `${path}.${key}: missing, want ${short(want[key])}`;
       const d = difference(got[key], want[key], `${path}.${key}`);
       if (d !== undefined) return d;

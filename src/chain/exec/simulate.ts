@@ -10,8 +10,8 @@ import type { Common } from '@ethereumjs/common';
 import type { InterpreterStep, Message, EVMResult } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
-import type { TypedTransaction } from '@ethereumjs/tx';
-import { Account, bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft, type Address } from '@ethereumjs/util';
+import { getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx';
+import { Account, Address, bigIntToBytes, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { Bloom, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ChainError } from '../core/errors.js';
 import { applyOverrides, asSender, ZERO_ADDRESS } from './call.js';
@@ -19,6 +19,7 @@ import { namesPrice, unpricedFees, withBlockOverrides } from './blockContext.js'
 import { engineRejection } from './rejections.js';
 import { txCommon, txGasCap } from '../engine/common.js';
 import { withFakeSender } from './request.js';
+import { keccak256 } from '../core/keccak.js';
 import { revertMessage } from './revertData.js';
 import { receiptOf } from './receipt.js';
 import type { BlockOverrides, MinedTx, RawLog, StateOverrides, StoredBlock, TxRequest } from '../core/types.js';
@@ -50,6 +51,8 @@ export interface SimCall {
   status: 0 | 1;
   returnData: Uint8Array;
   gasUsed: bigint;
+  /** Gas the call used before its refund (at least EIP-7623's calldata floor): what it needs as a gas limit (geth's maxUsedGas). */
+  maxUsedGas: bigint;
   /** The call's logs (with transfer logs when traced) and their block-wide indexes. */
   logs: Array<{ log: RawLog; index: number }>;
   error?: SimCallError;
@@ -93,11 +96,16 @@ function nextHeader(parent: Block, o: BlockOverrides, number: bigint, validation
 /** Checks a transaction must pass to be included, as typed errors (validation mode). */
 async function validate(vm: VM, tx: TypedTransaction, from: Address, header: Block['header'], gasUsed: bigint, validation: boolean): Promise<void> {
   if (tx.getIntrinsicGas() > tx.gasLimit) fail(-38013, `intrinsic gas too low: have ${tx.gasLimit}, want ${tx.getIntrinsicGas()}`);
-  if (!validation) return;
+  const account = (await vm.stateManager.getAccount(from)) ?? new Account();
+  if (!validation) {
+    // geth buys the call's gas in both modes: the sender must hold what it pays and sends.
+    const cost = tx.gasLimit * feeCap(tx) + tx.value;
+    if (account.balance < cost) fail(-38014, `insufficient funds for gas * price + value: address ${from.toString()} have ${account.balance} want ${cost}`);
+    return;
+  }
   // EIP-7825 (Osaka on): geth checks it with the other transaction checks, which validation turns on.
   const gasCap = txGasCap(vm.common);
   if (gasCap !== undefined && tx.gasLimit > gasCap) fail(-38015, `transaction gas limit too high (cap: ${gasCap}, tx: ${tx.gasLimit})`);
-  const account = (await vm.stateManager.getAccount(from)) ?? new Account();
   if (tx.nonce < account.nonce) fail(-38010, `nonce too low: address ${from.toString()}, tx: ${tx.nonce} state: ${account.nonce}`);
   if (tx.nonce > account.nonce) fail(-38011, `nonce too high: address ${from.toString()}, tx: ${tx.nonce} state: ${account.nonce}`);
   const baseFee = header.baseFeePerGas ?? 0n;
@@ -201,7 +209,12 @@ async function runCall(vm: VM, tx: TypedTransaction, from: Address, block: Block
 
 async function receiptsRoot(receipts: Array<{ result: RunTxResult; tx: TypedTransaction }>): Promise<Uint8Array> {
   const trie = new MerklePatriciaTrie();
-  for (const [i, r] of receipts.entries()) await trie.put(RLP.encode(i), encodeReceipt(r.result.receipt, r.tx.type));
+  // Each call ran alone: its receipt's cumulative gas is the block's so far.
+  let cumulative = 0n;
+  for (const [i, r] of receipts.entries()) {
+    cumulative += r.result.totalGasSpent;
+    await trie.put(RLP.encode(i), encodeReceipt({ ...r.result.receipt, cumulativeBlockGasUsed: cumulative }, r.tx.type));
+  }
   return trie.root();
 }
 
@@ -212,6 +225,7 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
   const fields = nextHeader(parent, o, number, opts.validation, common);
   const context = createBlock({ header: fields }, { common, skipConsensusFormatValidation: true, setHardfork: false });
   await applyOverrides(vm, spec.stateOverrides);
+  await systemWrites(vm, context);
   const ran: Array<{ result: RunTxResult; tx: TypedTransaction; from: Address; logs: RawLog[] }> = [];
   let gasUsed = 0n;
   for (const req of spec.calls) {
@@ -221,8 +235,11 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
     const left = context.header.gasLimit - gasUsed;
     const gasCap = opts.validation ? txGasCap(common) : undefined;
     const gas = req.gas ?? (gasCap !== undefined && left > gasCap ? gasCap : left);
-    const fees = namesPrice(req) ? {} : unpricedFees(opts.validation, context.header.baseFeePerGas);
+    const fees = namesPrice(req) ? {} : unpricedFees();
     const tx = withFakeSender({ ...req, ...fees, nonce, gas }, common, from);
+    // Hashed as geth hashes its simulated transactions: unsigned, every signature value zero.
+    const simHash = keccak256(tx.serialize());
+    tx.hash = () => simHash;
     await validate(vm, tx, from, context.header, gasUsed, opts.validation);
     const { result, logs } = await runCall(vm, tx, from, context, opts);
     gasUsed += result.totalGasSpent;
@@ -261,6 +278,7 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
       status: error ? 0 : 1,
       returnData: result.execResult.returnValue,
       gasUsed: result.totalGasSpent,
+      maxUsedGas: peakGas(tx, from, result),
       logs: error ? [] : logs.map((log) => ({ log, index: logIndex++ })),
       error,
     });
@@ -303,3 +321,31 @@ export async function simulate(vm: VM, base: Block, specs: SimBlockSpec[], opts:
   return out;
 }
 
+/** Gas a run used before its refund, at least the calldata floor (EIP-7623): geth's peak gas. */
+function peakGas(tx: TypedTransaction, from: Address, result: RunTxResult): bigint {
+  const used = result.execResult.executionGasUsed + tx.getIntrinsicGas();
+  const floor = tx.common.isActivatedEIP(7623) ? getCalldataFloorGas(tx, from) : 0n;
+  return used > floor ? used : floor;
+}
+
+const BEACON_ROOTS = createAddressFromString('0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02');
+
+/**
+ * What a block writes before its transactions, as in a mined block (and geth's simulated ones):
+ * the parent beacon root (EIP-4788) and the parent's hash (EIP-2935) into their system contracts,
+ * when those hold code.
+ */
+async function systemWrites(vm: VM, block: Block): Promise<void> {
+  const common = vm.common;
+  const h = block.header;
+  const word = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
+  if (common.isActivatedEIP(4788) && (await vm.stateManager.getCode(BEACON_ROOTS)).length > 0) {
+    const length = common.param('historicalRootsLength');
+    await vm.stateManager.putStorage(BEACON_ROOTS, word(h.timestamp % length), bigIntToBytes(h.timestamp));
+    await vm.stateManager.putStorage(BEACON_ROOTS, word((h.timestamp % length) + length), h.parentBeaconBlockRoot ?? new Uint8Array(32));
+  }
+  if (common.isActivatedEIP(2935)) {
+    const history = new Address(setLengthLeft(bigIntToBytes(common.param('historyStorageAddress')), 20));
+    if ((await vm.stateManager.getCode(history)).length > 0) await vm.stateManager.putStorage(history, word((h.number - 1n) % common.param('historyServeWindow')), h.parentHash);
+  }
+}
