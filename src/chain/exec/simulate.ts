@@ -38,6 +38,8 @@ export interface SimBlockSpec {
 export interface SimOptions {
   validation: boolean;
   traceTransfers: boolean;
+  /** Most gas a call that names none gets (the RPC gas cap, as geth gives it); default: what is left of the block. */
+  gasCap?: bigint;
 }
 
 export interface SimCallError {
@@ -233,8 +235,10 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
     const nonce = req.nonce ?? ((await vm.stateManager.getAccount(from))?.nonce ?? 0n);
     // Without gas a call gets what is left of the block; with validation at most EIP-7825's cap.
     const left = context.header.gasLimit - gasUsed;
-    const gasCap = opts.validation ? txGasCap(common) : undefined;
-    const gas = req.gas ?? (gasCap !== undefined && left > gasCap ? gasCap : left);
+    let gas = req.gas ?? left;
+    if (req.gas === undefined && opts.gasCap !== undefined && gas > opts.gasCap) gas = opts.gasCap;
+    const txCap = opts.validation ? txGasCap(common) : undefined;
+    if (req.gas === undefined && txCap !== undefined && gas > txCap) gas = txCap;
     const fees = namesPrice(req) ? {} : unpricedFees();
     const tx = withFakeSender({ ...req, ...fees, nonce, gas }, common, from);
     // Hashed as geth hashes its simulated transactions: unsigned, every signature value zero.
