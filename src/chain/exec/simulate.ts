@@ -38,7 +38,10 @@ export interface SimBlockSpec {
 export interface SimOptions {
   validation: boolean;
   traceTransfers: boolean;
-  /** Most gas a call that names none gets (the RPC gas cap, as geth gives it); default: what is left of the block. */
+  /**
+   * The RPC gas cap: as in geth, a budget for the whole simulation, each call's gas spent from it;
+   * a call that names no gas gets what is left of it (at most what is left of its block).
+   */
   gasCap?: bigint;
 }
 
@@ -247,6 +250,7 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
     await validate(vm, tx, from, context.header, gasUsed, opts.validation);
     const { result, logs } = await runCall(vm, tx, from, context, opts);
     gasUsed += result.totalGasSpent;
+    if (opts.gasCap !== undefined) opts.gasCap = opts.gasCap > result.totalGasSpent ? opts.gasCap - result.totalGasSpent : 0n;
     ran.push({ result, tx, from, logs });
   }
   const bloom = new Bloom(undefined, common);
@@ -309,6 +313,8 @@ export async function simulate(vm: VM, base: Block, specs: SimBlockSpec[], opts:
   }
   if (total > BigInt(MAX_SIMULATE_BLOCKS)) fail(-38026, `too many blocks: the limit is ${MAX_SIMULATE_BLOCKS}`);
   const out: SimBlock[] = [];
+  // The gas budget is spent as the calls run (a copy: the caller's options stay as given).
+  opts = { ...opts };
   let parent = base;
   for (const spec of specs) {
     const target = spec.blockOverrides?.number ?? parent.header.number + 1n;
