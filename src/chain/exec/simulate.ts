@@ -183,7 +183,7 @@ function callError(result: RunTxResult): SimCallError | undefined {
   const e = result.execResult.exceptionError?.error;
   if (e === undefined) return undefined;
   if (e === 'revert') return { code: 3, message: revertMessage(result.execResult.returnValue), data: result.execResult.returnValue };
-  return { code: -32015, message: `vm execution error: ${e}` };
+  return { code: -32015, message: e };
 }
 
 async function runCall(vm: VM, tx: TypedTransaction, from: Address, block: Block, opts: SimOptions): Promise<{ result: RunTxResult; logs: RawLog[] }> {
@@ -284,7 +284,8 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
     calls.push({
       tx: mined,
       status: error ? 0 : 1,
-      returnData: result.execResult.returnValue,
+      // A failed call's output is in its error (geth's returnData is then empty).
+      returnData: error ? new Uint8Array() : result.execResult.returnValue,
       gasUsed: result.totalGasSpent,
       maxUsedGas: peakGas(tx, from, result),
       logs: error ? [] : logs.map((log) => ({ log, index: logIndex++ })),
