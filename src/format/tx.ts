@@ -64,6 +64,12 @@ export function formatTx(tx: TypedTransaction, from: Address, hashHex: string, a
       storageKeys: keys.map(hex),
     }));
   }
+  if (tx.type === TransactionType.BlobEIP4844) {
+    // ethereumjs keeps the versioned hashes as hex text.
+    const blob = tx as unknown as { maxFeePerBlobGas: bigint; blobVersionedHashes: string[] };
+    out.maxFeePerBlobGas = qty(blob.maxFeePerBlobGas);
+    out.blobVersionedHashes = blob.blobVersionedHashes.map((h) => h.toLowerCase());
+  }
   if (tx.type === TransactionType.EOACodeEIP7702) {
     out.authorizationList = (tx as unknown as { authorizationList: Uint8Array[][] }).authorizationList.map(([chainId, address, nonce, yParity, r, s]) => ({
       chainId: qty(big(chainId)),
