@@ -95,7 +95,7 @@ async function importOne(n: ImportHost, block: Block): Promise<void> {
     if (h.baseFeePerGas !== want) throw mismatch('baseFeePerGas', want, h.baseFeePerGas);
   }
   const vm = n.vmOfBlock(h.number, h.timestamp);
-  const result = await runBlock(vm, { block, generate: true, skipBlockValidation: true, skipHardForkValidation: true });
+  const result = await runBlock(vm, { block, generate: true, skipBlockValidation: true, skipHardForkValidation: true, clearCache: false });
   const checks: Array<[string, unknown, unknown]> = [
     ['gasUsed', result.gasUsed, h.gasUsed],
     ['logsBloom', result.logsBloom, h.logsBloom],
