@@ -7,7 +7,7 @@
  */
 import { createBlock, createBlockHeader, genTransactionsTrieRoot, type Block, type HeaderData } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import type { InterpreterStep, Message, EVMResult } from '@ethereumjs/evm';
+import type { EVM, InterpreterStep, Message, EVMResult } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx';
@@ -316,6 +316,27 @@ export async function simulate(vm: VM, base: Block, specs: SimBlockSpec[], opts:
   const out: SimBlock[] = [];
   // The gas budget is spent as the calls run (a copy: the caller's options stay as given).
   opts = { ...opts };
+  // BLOCKHASH of a simulated block is its hash (never the chain's block of that number, nor an error past the head).
+  const evm = vm.evm as EVM;
+  const history = evm.blockchain;
+  const simulated = new Map<number, Uint8Array>();
+  evm.blockchain = {
+    getBlock: async (n: number) => {
+      const hash = simulated.get(n);
+      return hash !== undefined ? { hash: () => hash } : history.getBlock(n);
+    },
+    putBlock: async () => {},
+    shallowCopy: () => evm.blockchain,
+  };
+  try {
+    await simulateAll(vm, base, specs, opts, out, simulated);
+  } finally {
+    evm.blockchain = history;
+  }
+  return out;
+}
+
+async function simulateAll(vm: VM, base: Block, specs: SimBlockSpec[], opts: SimOptions, out: SimBlock[], simulated: Map<number, Uint8Array>): Promise<void> {
   let parent = base;
   for (const spec of specs) {
     const target = spec.blockOverrides?.number ?? parent.header.number + 1n;
@@ -323,13 +344,14 @@ export async function simulate(vm: VM, base: Block, specs: SimBlockSpec[], opts:
     while (parent.header.number + 1n < target) {
       const empty = await simulateBlock(vm, parent, { calls: [] }, parent.header.number + 1n, opts);
       out.push(empty);
+      simulated.set(Number(empty.stored.number), empty.stored.hash);
       parent = empty.stored.block;
     }
     const b = await simulateBlock(vm, parent, spec, target, opts);
     out.push(b);
+    simulated.set(Number(b.stored.number), b.stored.hash);
     parent = b.stored.block;
   }
-  return out;
 }
 
 /** Gas a run used before its refund, at least the calldata floor (EIP-7623): geth's peak gas. */
