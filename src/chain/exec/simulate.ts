@@ -308,7 +308,9 @@ export async function simulate(vm: VM, base: Block, specs: SimBlockSpec[], opts:
     if (n <= prevNumber) fail(-38020, `block numbers must be in order: ${n} <= ${prevNumber}`);
     total += n - prevNumber;
     const t = s.blockOverrides?.time ?? prevTime + TIME_STEP * (n - prevNumber);
-    if (t <= prevTime) fail(-38021, `block timestamps must be in order: ${t} <= ${prevTime}`);
+    // The empty blocks filling a gap come first, each a time step after the last (as in geth).
+    const before = prevTime + TIME_STEP * (n - prevNumber - 1n);
+    if (t <= before) fail(-38021, `block timestamps must be in order: ${t} <= ${before}`);
     prevNumber = n;
     prevTime = t;
   }
