@@ -88,6 +88,8 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   readonly trieNodes: RecordedStore;
   /** The fork this chain runs on, if any (shared with the state manager and the EVM's history). */
   readonly forkLink: ForkLink<Fork>;
+  /** The one VM of a chain that runs one fork (no lookup on the hot paths); undefined on a schedule. */
+  private singleVm: VM | undefined;
   private runtime: { maxTraceSteps: number; sources: SourceLocator | undefined; callWorkers: CallWorkers | undefined } = {
     maxTraceSteps: DEFAULT_MAX_TRACE_STEPS,
     sources: undefined,
@@ -142,6 +144,7 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
     readonly state: NodeStateManager,
     parts: EngineParts,
   ) {
+    this.singleVm = currentRules.single && vms.get(currentRules.single);
     this.trieNodes = parts.trieNodes;
     this.store = parts.store;
     this.preimages = parts.preimages;
@@ -233,7 +236,7 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
 
   /** The VM over the live state under the next block's rules (replaced when the chain id changes). */
   get vm(): VM {
-    return this.vms.get(this.common)!;
+    return this.singleVm ?? this.vms.get(this.common)!;
   }
 
   /** The rules block `number` at `timestamp` runs. */
@@ -243,8 +246,9 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
 
   /** The VM over the live state under the rules of block `number` at `timestamp`. */
   vmOfBlock(number: bigint, timestamp: bigint): VM {
-    return this.vms.get(this.currentRules.at(number, timestamp))!;
+    return this.singleVm ?? this.vms.get(this.currentRules.at(number, timestamp))!;
   }
+
 
   /** Dev accounts by lowercase address. */
   get keys(): ReadonlyMap<string, DevAccount> {
@@ -421,10 +425,14 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   /** anvil_setChainId: new transactions are signed and checked for `chainId`. */
   async setChainId(chainId: bigint, client?: Client): Promise<void> {
     await this.lock.run(async () => {
-      this.config.chainId = chainId;
       const old = this.currentRules;
-      this.currentRules = new ChainRules(chainId, old.schedule, old.codeSizeLimit, old.blockRewards);
-      this.vms = await vmsOf(this.currentRules, undefined, this.state, this.vm.blockchain);
+      const rules = new ChainRules(chainId, old.schedule, old.codeSizeLimit, old.blockRewards);
+      const vms = await vmsOf(rules, undefined, this.state, this.vm.blockchain);
+      // All at once: a read in between sees the old rules or the new, never a mix.
+      this.config.chainId = chainId;
+      this.currentRules = rules;
+      this.vms = vms;
+      this.singleVm = rules.single && vms.get(rules.single);
     }, client);
   }
 

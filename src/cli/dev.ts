@@ -3,7 +3,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import chalk from 'chalk';
 import type { Command } from 'commander';
-import { HARDFORKS, defaultConfig, type SupportedHardfork } from '../chain/core/config.js';
+import { defaultConfig, type SupportedHardfork } from '../chain/core/config.js';
 import { DEFAULT_MAX_TRACE_STEPS } from '../chain/node.js';
 import type { BlockOrder } from '../chain/pool/txpool.js';
 import { detectArtifactDirs } from '../artifacts/load.js';
@@ -12,7 +12,7 @@ import { DEFAULT_MAX_LOGS, OptionError } from '../lib/options.js';
 import type { NodeOptions } from '../lib/types.js';
 import { banner } from './banner.js';
 import { nodeJson } from './nodeJson.js';
-import { bigUint, blockOrder, clientVersion as clientVersionFlag, derivationPath, ether, forkHeader, forkUrl, hardfork, intIn, mnemonic, seconds } from '../lib/flags.js';
+import { HARDFORK_NAMES, bigUint, blockOrder, clientVersion as clientVersionFlag, derivationPath, ether, forkHeader, forkUrl, hardfork, intIn, mnemonic, seconds } from '../lib/flags.js';
 import { addSharedFlags, reloadKeysOnHangup, sharedStart, type SharedFlags } from './sharedFlags.js';
 import { formatEther } from '../lib/units.js';
 import { VERSION } from '../lib/version.js';
@@ -80,7 +80,7 @@ export function devCommand(program: Command): void {
     .option('--base-fee <wei>', 'base fee of the genesis block, in wei (default 1 gwei)', bigUint('base fee'))
     .option('--block-base-fee-per-gas <wei>', 'alias of --base-fee', bigUint('base fee'))
     .option('--gas-price <wei>', 'floor for eth_gasPrice, in wei (default: 7000000000)', bigUint('gas price'))
-    .option('--hardfork <name>', `hardfork rules: ${HARDFORKS.join(', ')} or latest (any case)`, hardfork, d.hardfork)
+    .option('--hardfork <name>', `hardfork rules: ${HARDFORK_NAMES} or latest (any case; anvil's and geth's spellings too)`, hardfork, d.hardfork)
     .option('--code-size-limit <bytes>', 'most bytes of code a contract may deploy (EIP-170, default 24576); init code may be twice as long (EIP-3860)', intIn(0, Number.MAX_SAFE_INTEGER, 'code size limit'))
     .option('--disable-code-size-limit', 'no limit on the size of deployed code or of init code (hardhat\'s allowUnlimitedContractSize)')
     .option('--max-logs <n>', 'most logs one eth_getLogs / eth_getFilterLogs may return; more is error -32005 naming a narrower range that fits', intIn(1, Number.MAX_SAFE_INTEGER, 'max logs'), DEFAULT_MAX_LOGS)

@@ -34,8 +34,11 @@ export function ether(text: string): bigint {
   return wei ?? fail('balance must be a non-negative number of ether, e.g. 10000 or 0.5');
 }
 
+/** The forks as the flag's help and errors list them: ethereumjs's names, with frontier and merge beside theirs. */
+export const HARDFORK_NAMES = HARDFORKS.map((h) => (h === 'chainstart' ? 'chainstart (frontier)' : h === 'paris' ? 'paris (merge)' : h)).join(', ');
+
 export function hardfork(text: string): SupportedHardfork {
-  return parseHardfork(text) ?? fail(`unknown hardfork '${text}': known are ${HARDFORKS.join(', ')} and latest (= the default)`);
+  return parseHardfork(text) ?? fail(`unknown hardfork '${text}': known are ${HARDFORK_NAMES} and latest (= the default)`);
 }
 
 export function mnemonic(text: string): string {

@@ -33,7 +33,7 @@ export interface NodeOptions {
   mnemonic?: string;
   /** Derivation path prefix, the account index appended (`--derivation-path`, default m/44'/60'/0'/0/). */
   derivationPath?: string;
-  /** Hardfork rules (`--hardfork`: shanghai, cancun, prague, osaka, bpo1, bpo2 or latest, any case; default bpo2, mainnet's current fork). */
+  /** Hardfork rules (`--hardfork`: any mainnet fork from frontier to bpo2, or latest, any case, in anvil's, Hardhat's and geth's spellings; default bpo2, mainnet's current fork). */
   hardfork?: string;
   /** Most bytes of runtime code a contract may deploy (`--code-size-limit`, default 24576); init code may be twice as long. */
   codeSizeLimit?: number;

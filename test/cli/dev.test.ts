@@ -22,7 +22,7 @@ describe('node-rpc dev (child process)', () => {
       [['--port', 'abc'], /--port/],
       [['--port', '70000'], /--port/],
       [['--chain-id', '-1'], /--chain-id/],
-      [['--hardfork', 'london'], /--hardfork.*unknown hardfork 'london': known are shanghai, cancun, prague, osaka, bpo1, bpo2 and latest/],
+      [['--hardfork', 'dao'], /--hardfork.*unknown hardfork 'dao': known are chainstart \(frontier\), homestead, .*, paris \(merge\), shanghai, cancun, prague, osaka, bpo1, bpo2 and latest/],
       [['--hardfork', 'bpo3'], /--hardfork.*unknown hardfork 'bpo3'/],
       [['--balance', 'lots'], /--balance/],
       [['--mnemonic', 'not a real mnemonic'], /--mnemonic/],
@@ -63,7 +63,7 @@ describe('node-rpc dev (child process)', () => {
   });
 
   test('--hardfork takes the names as anvil and Hardhat spell them, in any case; latest is the default, mainnet\'s current fork', async () => {
-    for (const [name, expected] of [['Prague', 'Prague'], ['OSAKA', 'Osaka'], ['bpo1', 'Bpo1'], ['latest', 'Bpo2']]) {
+    for (const [name, expected] of [['Prague', 'Prague'], ['OSAKA', 'Osaka'], ['bpo1', 'Bpo1'], ['latest', 'Bpo2'], ['London', 'London'], ['merge', 'Paris']]) {
       const node = await startCli(['--hardfork', name]);
       try {
         assert.equal((await node.rpc('anvil_nodeInfo')).hardFork, expected, name);

@@ -29,6 +29,8 @@ export interface MiningHost {
   readonly vm: VM;
   /** The VM over the live state under the rules of block `number` at `timestamp`. */
   vmOfBlock(number: bigint, timestamp: bigint): VM;
+  /** The chain's rules (one fork, or a schedule). */
+  readonly rules: { readonly single: unknown };
   readonly lock: Lock;
   readonly forkLink: ForkLink<Fork>;
   readonly clock: NextBlock;
@@ -48,10 +50,10 @@ export class Mining {
     // State edited between blocks (test controls) is part of this block's starting point: replays
     // of its transactions must start there, not at the parent's root.
     const preStateRoot = await this.n.state.getStateRoot();
-    // console.log lines are collected only while someone listens for them.
     const env = this.nextEnv(parent);
     // The block runs the rules of its number and time (one fork: always the same VM).
     const vm = this.n.vmOfBlock(parent.header.number + 1n, env.timestamp);
+    // console.log lines are collected only while someone listens for them.
     const consoleWatch = this.n.events.listenerCount('console') > 0 ? new ConsoleWatch(vm.evm) : undefined;
     let outcome;
     try {
@@ -175,7 +177,10 @@ export class Mining {
       if (timestamp !== undefined) this.n.clock.setNext(timestamp, this.n.store.head.block.header.timestamp);
       const mined: StoredBlock[] = [];
       let left = count;
-      if (!detailed && left >= LAZY_RUN_MIN && (await this.extendEmptyRun(left, interval))) return mined;
+      // Runs of empty blocks follow one fork's header recipe: a chain whose rules change over
+      // time mines each block (a run could cross a fork).
+      const runs = !detailed && this.n.rules.single !== undefined;
+      if (runs && left >= LAZY_RUN_MIN && (await this.extendEmptyRun(left, interval))) return mined;
       while (left > 0) {
         if (interval !== undefined && mined.length > 0) this.n.clock.setNextUnchecked(mined[mined.length - 1].block.header.timestamp + interval);
         const b = await this.minePool();
@@ -183,7 +188,7 @@ export class Mining {
         left--;
         // An empty block with nothing executable left: every later block is the same but for
         // number, time, fees and parent, so the rest become a run built on demand.
-        if (!detailed && left >= LAZY_RUN_MIN && b.txs.length === 0 && (await emptyBlocksKeepState(this.n.state))) {
+        if (runs && left >= LAZY_RUN_MIN && b.txs.length === 0 && (await emptyBlocksKeepState(this.n.state))) {
           const run = new EmptyRun(b.block, left, interval ?? this.n.clock.interval ?? 1n);
           this.n.store.addRun(run);
           this.afterRun(run, interval);
