@@ -96,6 +96,19 @@ describe('--init: a geth genesis file', () => {
     assert.equal(await node.rpc('eth_getBalance', [dev, 'latest']), '0x0');
   });
 
+  test('--hardfork replaces the schedule: block 0 carries that fork\'s header fields', async () => {
+    const other = await startCli(['--init', file, '--hardfork', 'shanghai']);
+    try {
+      const b = await other.rpc('eth_getBlockByNumber', ['0x0', false]);
+      assert.equal(b.withdrawalsRoot, '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421');
+      assert.equal(b.blobGasUsed, undefined);
+      assert.equal(b.requestsHash, undefined);
+      assert.equal(b.stateRoot, (await node.rpc('eth_getBlockByNumber', ['0x0', false])).stateRoot, 'the same accounts');
+    } finally {
+      await other.stop();
+    }
+  });
+
   test('--chain-id overrides the file (the genesis hash stays the same)', async () => {
     const other = await startCli(['--init', file, '--chain-id', '77']);
     try {
@@ -113,6 +126,12 @@ describe('--init: a geth genesis file', () => {
   });
 });
 
+/** The same file with prague 1,000 s after genesis: block 0 runs cancun, the blocks mined now run prague. */
+function transition(): Record<string, unknown> {
+  const json = genesis();
+  return { ...json, config: { ...(json.config as object), pragueTime: 0x6553f100 + 1000 } };
+}
+
 describe('--import: RLP blocks executed, checked and served', () => {
   const dir = tempDir('node-rpc-import-');
   const file = join(dir, 'genesis.json');
@@ -120,7 +139,7 @@ describe('--import: RLP blocks executed, checked and served', () => {
   let source: CliNode;
   let blocks: string[] = [];
   before(async () => {
-    writeFileSync(file, JSON.stringify(genesis()));
+    writeFileSync(file, JSON.stringify(transition()));
     source = await startCli(['--init', file]);
     const wallet = new Wallet(KEY);
     const chainId = BigInt(CHAIN_ID);
@@ -141,6 +160,13 @@ describe('--import: RLP blocks executed, checked and served', () => {
   test('the imported chain answers as the one exported, then builds on it', async () => {
     const copy = await startCli(['--init', file, '--import', chain, '--no-mining']);
     try {
+      const genesisBlock = await copy.rpc('eth_getBlockByNumber', ['0x0', false]);
+      assert.equal(genesisBlock.hash, await referenceHash(canonical(transition())), 'a cancun genesis');
+      assert.equal(genesisBlock.requestsHash, undefined);
+      assert.ok((await copy.rpc('eth_getBlockByNumber', ['0x1', false])).requestsHash, 'block 1 runs prague');
+      const capabilities = await copy.rpc('eth_capabilities');
+      assert.deepEqual(capabilities.head, { number: await source.rpc('eth_blockNumber'), hash: (await source.rpc('eth_getBlockByNumber', ['latest', false])).hash });
+      assert.equal(capabilities.state.oldestBlock, '0x0');
       const head = await source.rpc('eth_blockNumber');
       assert.equal(await copy.rpc('eth_blockNumber'), head);
       for (let n = 0; n <= Number(head); n++) {
@@ -152,8 +178,10 @@ describe('--import: RLP blocks executed, checked and served', () => {
       assert.equal(await copy.rpc('eth_getBalance', [SENDER, 'latest']), await source.rpc('eth_getBalance', [SENDER, 'latest']));
       const raw = await new Wallet(KEY).signTransaction({ type: 2, chainId: BigInt(CHAIN_ID), nonce: 3, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n, gasLimit: 100000n, to: PREDEPLOY, value: 1n });
       const hash = await copy.rpc('eth_sendRawTransaction', [raw]);
+      const baseFee = await copy.rpc('eth_baseFee');
       await copy.rpc('evm_mine');
       const receipt = await copy.rpc('eth_getTransactionReceipt', [hash]);
+      assert.equal((await copy.rpc('eth_getBlockByNumber', [receipt.blockNumber, false])).baseFeePerGas, baseFee, "eth_baseFee is the next block's");
       assert.equal(receipt.status, '0x1');
       assert.equal(receipt.blockNumber, `0x${(Number(head) + 1).toString(16)}`);
       const block = await copy.rpc('eth_getBlockByNumber', [receipt.blockNumber, false]);
