@@ -14,8 +14,8 @@ import type { DevAccount } from './wallet/accounts.js';
 export interface GenesisTarget {
   readonly state: MerkleStateManager;
   readonly store: BlockStore;
-  /** The rules block `number` at `timestamp` runs. */
-  commonAt(number: bigint, timestamp: bigint): Common;
+  /** The chain's rules: `at(number, timestamp)` is the Common that block runs. */
+  readonly rules: { at(number: bigint, timestamp: bigint): Common };
   readonly config: ChainConfig;
   readonly accounts: readonly DevAccount[];
 }
@@ -29,7 +29,7 @@ export async function writeGenesis(n: GenesisTarget, timestamp: bigint): Promise
   await n.state.commit();
   const stateRoot = await n.state.getStateRoot();
   const time = n.config.timestamp ?? timestamp;
-  const common = n.commonAt(0n, time);
+  const common = n.rules.at(0n, time);
   const block = createBlock(
     {
       header: {
@@ -60,7 +60,7 @@ export async function writeForkGenesis(n: GenesisTarget, fork: Fork): Promise<vo
   for (const a of n.accounts) await n.state.modifyAccountFields(a.address, { balance: n.config.balance });
   await n.state.commit();
   n.store.rebase(fork.number);
-  n.store.add(forkPoint(fork, await n.state.getStateRoot(), n.commonAt(fork.number, fork.header.timestamp), n.config.baseFee));
+  n.store.add(forkPoint(fork, await n.state.getStateRoot(), n.rules.at(fork.number, fork.header.timestamp), n.config.baseFee));
 }
 
 /**

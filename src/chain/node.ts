@@ -13,9 +13,10 @@ import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import type { MerkleStateManager, Proof } from '@ethereumjs/statemanager';
 import { bytesToHex, type Account, type Address } from '@ethereumjs/util';
-import { createVM, type VM } from '@ethereumjs/vm';
+import type { VM } from '@ethereumjs/vm';
 import { deriveAccounts, type DevAccount } from './wallet/accounts.js';
 import { ChainRules } from './engine/common.js';
+import { LiveRules } from './liveRules.js';
 import { createEngine } from './engine/engine.js';
 import { forkConfig, type ForkConfig } from './forkConfig.js';
 import type { SimBlock, SimBlockSpec, SimOptions } from './exec/simulate.js';
@@ -88,8 +89,6 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   readonly trieNodes: RecordedStore;
   /** The fork this chain runs on, if any (shared with the state manager and the EVM's history). */
   readonly forkLink: ForkLink<Fork>;
-  /** The one VM of a chain that runs one fork (no lookup on the hot paths); undefined on a schedule. */
-  private singleVm: VM | undefined;
   private runtime: { maxTraceSteps: number; sources: SourceLocator | undefined; callWorkers: CallWorkers | undefined } = {
     maxTraceSteps: DEFAULT_MAX_TRACE_STEPS,
     sources: undefined,
@@ -136,15 +135,12 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
 
   private constructor(
     readonly config: ChainConfig,
-    private currentRules: ChainRules,
+    private live: LiveRules,
     readonly accounts: readonly DevAccount[],
-    /** A VM over the live state for each Common of the rules (replaced when the chain id changes). */
-    private vms: Map<Common, VM>,
     /** The live state: the head's, plus edits made since it was mined. */
     readonly state: NodeStateManager,
     parts: EngineParts,
   ) {
-    this.singleVm = currentRules.single && vms.get(currentRules.single);
     this.trieNodes = parts.trieNodes;
     this.store = parts.store;
     this.preimages = parts.preimages;
@@ -187,8 +183,8 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
     };
     const trieNodes = new RecordedStore();
     const { preimages, stateTrie, state, vm } = await createEngine(common, history, { link, nodes: trieNodes, cacheSize: config.stateCacheSize });
-    const vms = await vmsOf(rules, vm);
-    const node = new DevNode(config, rules, accounts, vms, state, { store, preimages, stateTrie, trieNodes, forkLink: link });
+    const live = await LiveRules.of(rules, state, history, vm);
+    const node = new DevNode(config, live, accounts, state, { store, preimages, stateTrie, trieNodes, forkLink: link });
     await node.genesis(fork);
     return node;
   }
@@ -219,34 +215,26 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
 
   /** The chain's rules, fork by fork (replaced when the chain id changes). */
   get rules(): ChainRules {
-    return this.currentRules;
+    return this.live.rules;
   }
 
-  /** The rules of the next block (the one mined on the head, at the clock's next time). */
+  /** The rules, fork and VM (over the live state) of the next block: the one mined on the head, at the clock's next time. */
   get common(): Common {
-    const rules = this.currentRules;
-    return rules.single ?? rules.at(this.store.headNumber + 1n, this.clock.peek(this.store.head.block.header.timestamp));
+    return this.live.rules.single ?? this.live.rules.at(...this.nextBlockAt());
   }
-
-  /** The fork of the next block. */
   get hardfork(): SupportedHardfork {
-    const rules = this.currentRules;
-    return rules.single !== undefined ? this.config.hardfork : rules.forkAt(this.store.headNumber + 1n, this.clock.peek(this.store.head.block.header.timestamp));
+    return this.live.rules.forkAt(...this.nextBlockAt());
   }
-
-  /** The VM over the live state under the next block's rules (replaced when the chain id changes). */
   get vm(): VM {
-    return this.singleVm ?? this.vms.get(this.common)!;
+    return this.live.single ?? this.live.vmAt(...this.nextBlockAt());
   }
-
-  /** The rules block `number` at `timestamp` runs. */
-  commonAt(number: bigint, timestamp: bigint): Common {
-    return this.currentRules.at(number, timestamp);
+  private nextBlockAt(): [bigint, bigint] {
+    return [this.store.headNumber + 1n, this.clock.peek(this.store.head.block.header.timestamp)];
   }
 
   /** The VM over the live state under the rules of block `number` at `timestamp`. */
   vmOfBlock(number: bigint, timestamp: bigint): VM {
-    return this.singleVm ?? this.vms.get(this.currentRules.at(number, timestamp))!;
+    return this.live.vmAt(number, timestamp);
   }
 
 
@@ -425,14 +413,10 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   /** anvil_setChainId: new transactions are signed and checked for `chainId`. */
   async setChainId(chainId: bigint, client?: Client): Promise<void> {
     await this.lock.run(async () => {
-      const old = this.currentRules;
-      const rules = new ChainRules(chainId, old.schedule, old.codeSizeLimit, old.blockRewards);
-      const vms = await vmsOf(rules, undefined, this.state, this.vm.blockchain);
-      // All at once: a read in between sees the old rules or the new, never a mix.
+      const live = await this.live.withChainId(chainId);
+      // Both at once: a read in between sees the old rules or the new, never a mix.
       this.config.chainId = chainId;
-      this.currentRules = rules;
-      this.vms = vms;
-      this.singleVm = rules.single && vms.get(rules.single);
+      this.live = live;
     }, client);
   }
 
@@ -458,16 +442,6 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   poolContent(): Promise<PoolContent> {
     return this.miner.poolContent();
   }
-}
-
-/** A VM over the live state for each Common of `rules` (`first`: one already built, for the last fork). */
-async function vmsOf(rules: ChainRules, first?: VM, state?: NodeStateManager, history?: VM['blockchain']): Promise<Map<Common, VM>> {
-  const vms = new Map<Common, VM>();
-  for (const common of rules.commons()) {
-    if (first !== undefined && common === rules.last) vms.set(common, first);
-    else vms.set(common, await createVM({ common, stateManager: state ?? first!.stateManager, blockchain: history ?? first!.blockchain, setHardfork: false }));
-  }
-  return vms;
 }
 
 /** Default --max-trace-steps: a struct-log trace of this many steps is about 100 MB of JSON. */

@@ -102,6 +102,26 @@ describe('a node on a fork schedule', () => {
     assert.equal(info.hardFork, 'Prague');
   });
 
+  test('a state file records the schedule: it loads on the same schedule, with receipts\' roots, and is refused on one fork', async () => {
+    const dump = await node.rpc('anvil_dumpState');
+    const same = await startTestNode({ chain: { hardfork: 'prague', schedule: SCHEDULE, timestamp: T0 } });
+    const other = await startTestNode({ chain: { hardfork: 'prague' } });
+    try {
+      assert.equal(await same.rpc('anvil_loadState', [dump]), true);
+      for (const n of [1, 4, 11]) {
+        const [a, b] = await Promise.all([node, same].map((x) => x.rpc('eth_getBlockByNumber', [`0x${n.toString(16)}`, true])));
+        assert.equal(a.hash, b.hash, `block ${n}`);
+        const [ra, rb] = await Promise.all([node, same].map((x) => x.rpc('eth_getTransactionReceipt', [a.transactions[0].hash])));
+        assert.deepEqual(rb, ra, `block ${n}'s receipt`);
+      }
+      const refused = await other.raw('anvil_loadState', [dump]);
+      assert.match(refused.error?.message ?? '', /follows the fork schedule .*chainstart.*, this node runs prague from genesis/);
+    } finally {
+      await same.close();
+      await other.close();
+    }
+  });
+
   test('transaction types follow the next block\'s fork', async () => {
     const early = await startTestNode({ chain: { hardfork: 'prague', schedule: SCHEDULE, timestamp: T0 } });
     try {

@@ -21,6 +21,8 @@ import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address, bytesToHex, createWithdrawal, equalsBytes } from '@ethereumjs/util';
 import { EmptyRun } from '../head/emptyRuns.js';
 import { readyKeccak } from '../core/keccak.js';
+import { scheduleFromJson, scheduleToJson } from '../core/config.js';
+import type { Common } from '@ethereumjs/common';
 import { effectiveGasPrice } from '../fees/rules.js';
 import { parsePool } from '../pool/poolFile.js';
 import { withRecordedSender } from '../exec/request.js';
@@ -43,6 +45,8 @@ interface Extension {
   runs: Map<bigint, { count: number; interval: bigint }>;
   preStateRoots: Json;
   errors: Json;
+  roots: Json;
+  schedule: string | undefined;
   pool: unknown;
 }
 
@@ -59,6 +63,8 @@ export async function parseAnvilState(node: StateTarget, d: Json, fail: Fail): P
     return fail(`the chain in it has chain id ${chainId}, this node runs chain id ${node.config.chainId} (start it with --chain-id ${chainId})`);
   }
   if (ext && ext.hardfork !== node.config.hardfork) return fail(`the chain in it follows ${ext.hardfork}, this node runs ${node.config.hardfork} (start it with --hardfork ${ext.hardfork})`);
+  const schedule = node.config.schedule === undefined ? undefined : JSON.stringify(scheduleToJson(node.config.schedule));
+  if (ext && ext.schedule !== schedule) return fail(`the chain in it follows the fork schedule ${ext.schedule ?? `of ${ext.hardfork} from genesis`}, this node runs ${schedule ?? `${node.config.hardfork} from genesis`}`);
 
   // Blocks by number. anvil keeps every block it ever had, by hash: a dump it wrote after loading
   // one holds its own first blocks too. The chain is the one leading to the head.
@@ -170,8 +176,16 @@ function parseExtension(v: unknown, fail: Fail): Extension {
     runs,
     preStateRoots: objectAt(e.preStateRoots ?? {}, 'nodeRpc.preStateRoots', fail),
     errors: objectAt(e.errors ?? {}, 'nodeRpc.errors', fail),
+    roots: objectAt(e.roots ?? {}, 'nodeRpc.roots', fail),
+    schedule: e.schedule === undefined ? undefined : scheduleText(e.schedule, fail),
     pool: e.pool,
   };
+}
+
+/** A recorded schedule, checked, as the text its node would write. */
+function scheduleText(j: unknown, fail: Fail): string {
+  const s = scheduleFromJson(j);
+  return typeof s === 'string' ? fail(`nodeRpc.schedule: ${s}`) : JSON.stringify(scheduleToJson(s));
 }
 
 /** The chain id the document's transactions were signed for, if any says. */
@@ -257,14 +271,15 @@ function headerOf(node: StateTarget, h: Json, where: string, fail: Fail): BlockH
     data[field] = kind === 'bytes' ? bytesAt(h[json], `${where}.header.${json}`, fail) : quantityAt(h[json], `${where}.header.${json}`, fail);
   }
   try {
-    return createBlockHeader(data, { common: node.common, skipConsensusFormatValidation: true });
+    const common = node.rules.at((data.number as bigint | undefined) ?? 0n, (data.timestamp as bigint | undefined) ?? 0n);
+    return createBlockHeader(data, { common, skipConsensusFormatValidation: true });
   } catch (err) {
     return fail(`${where}.header is not a valid header for ${node.config.hardfork}: ${(err as Error).message.split('\n')[0]}`);
   }
 }
 
 /** A transaction of a block, and the sender it was sent as without a signature (impersonated), if so. */
-function txOf(node: StateTarget, t: unknown, where: string, ours: boolean, fail: Fail): { tx: TypedTransaction; impersonated?: Address } {
+function txOf(common: Common, t: unknown, where: string, ours: boolean, fail: Fail): { tx: TypedTransaction; impersonated?: Address } {
   const wrapped = objectAt(t, where, fail);
   const o = wrapped.transaction !== undefined ? objectAt(wrapped.transaction, `${where}.transaction`, fail) : wrapped;
   const sender = wrapped.impersonated_sender;
@@ -298,7 +313,7 @@ function txOf(node: StateTarget, t: unknown, where: string, ours: boolean, fail:
   }
   for (const k of Object.keys(data)) if (data[k] === undefined) delete data[k];
   try {
-    return { tx: createTx(data as never, { common: node.common, freeze: impersonated === undefined }), impersonated };
+    return { tx: createTx(data as never, { common, freeze: impersonated === undefined }), impersonated };
   } catch (err) {
     return fail(`${where} is not a valid transaction: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -308,11 +323,12 @@ function decodeBlock(node: StateTarget, c: Candidate, infos: Map<string, TxEntry
   const { o, where, header } = c;
   const txsJson = o.transactions ?? [];
   if (!Array.isArray(txsJson)) return fail(`${where}.transactions must be an array`);
-  const parsed = txsJson.map((t, i) => txOf(node, t, `${where}.transactions[${i}]`, ext !== undefined, fail));
-  const withdrawals = Array.isArray(o.withdrawals) ? o.withdrawals.map((w) => createWithdrawal(w as never)) : node.common.isActivatedEIP(4895) ? [] : undefined;
+  const common = header.common;
+  const parsed = txsJson.map((t, i) => txOf(common, t, `${where}.transactions[${i}]`, ext !== undefined, fail));
+  const withdrawals = Array.isArray(o.withdrawals) ? o.withdrawals.map((w) => createWithdrawal(w as never)) : common.isActivatedEIP(4895) ? [] : undefined;
   let block: Block;
   try {
-    block = new Block(header, parsed.map((p) => p.tx), [], withdrawals, { common: node.common, skipConsensusFormatValidation: true });
+    block = new Block(header, parsed.map((p) => p.tx), [], withdrawals, { common, skipConsensusFormatValidation: true });
   } catch (err) {
     return fail(`${where} is not a valid block: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -336,6 +352,8 @@ function decodeBlock(node: StateTarget, c: Candidate, infos: Map<string, TxEntry
     else if (!equalsBytes(raw.hash(), txHash)) fail(`${where}: transaction ${index} hashes to ${bytesToHex(raw.hash())}, not ${bytesToHex(txHash)}`);
     const hashHex = bytesToHex(txHash);
     const receipt = receiptOf(node, tx, header, found, logIndex, ext?.errors[hashHex], fail);
+    const root = ext?.roots[hashHex];
+    if (root !== undefined) receipt.root = bytesAt(root, `nodeRpc.roots.${hashHex}`, fail, 32);
     logIndex += receipt.logs.length;
     stored.txs.push({ tx, hash: txHash, hashHex, from, index, block: stored, receipt } satisfies MinedTx);
   });
@@ -371,7 +389,7 @@ function receiptOf(node: StateTarget, tx: TypedTransaction, header: BlockHeader,
   if (typeof error === 'string') receipt.error = error;
   else if (status === 0) receipt.error = errorOfExit(info.exit);
   if (tx.type === 3) {
-    receipt.blobGasUsed = node.common.param('blobGasPerBlob') * BigInt((tx as TypedTransaction & { numBlobs(): number }).numBlobs());
+    receipt.blobGasUsed = header.common.param('blobGasPerBlob') * BigInt((tx as TypedTransaction & { numBlobs(): number }).numBlobs());
     receipt.blobGasPrice = header.getBlobGasPrice();
   }
   return receipt;

@@ -22,6 +22,7 @@ import type { BlockHeader } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex, type Address } from '@ethereumjs/util';
 import { keccak256 } from '../core/keccak.js';
+import { scheduleToJson, type ForkSchedule } from '../core/config.js';
 import { dumpPool } from '../pool/poolFile.js';
 import { eachLeaf, frozenState, type FrozenState } from '../engine/frozenState.js';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
@@ -34,7 +35,7 @@ export interface DumpSource {
   readonly pool: TxPool;
   readonly stateTrie: MerklePatriciaTrie;
   readonly preimages: { get(hashedKeyHex: string): Uint8Array | undefined };
-  readonly config: { readonly chainId: bigint; readonly hardfork: string };
+  readonly config: { readonly chainId: bigint; readonly hardfork: string; readonly schedule?: ForkSchedule };
   readonly clock: { readonly offset: bigint };
   /** The chain this node forks, if it does (its state is then not all in the trie). */
   readonly fork: unknown;
@@ -128,6 +129,7 @@ function fixedParts(node: DumpSource, generator: string, stateRoot: Uint8Array):
     generator,
     chainId: q(node.config.chainId),
     hardfork: node.config.hardfork,
+    ...(node.config.schedule !== undefined ? { schedule: scheduleToJson(node.config.schedule) } : {}),
     stateRoot: bytesToHex(stateRoot),
     timeOffset: node.clock.offset.toString(),
     head: { number: q(head.number), hash: head.hashHex },
@@ -184,7 +186,10 @@ async function documentChunks(node: DumpSource, fixed: FixedParts, reader: Accou
     if (i % 64 === 0) await out.maybeYield();
     const b = blocks[i];
     if (b.txs.length === 0) continue;
-    for (const t of b.txs) if (t.receipt.error !== undefined) ext.errors[t.hashHex] = t.receipt.error;
+    for (const t of b.txs) {
+      if (t.receipt.error !== undefined) ext.errors[t.hashHex] = t.receipt.error;
+      if (t.receipt.root !== undefined) (ext.roots ??= {})[t.hashHex] = bytesToHex(t.receipt.root);
+    }
     if (!first) out.push(',');
     out.push(textsOf(b).txs);
     first = false;

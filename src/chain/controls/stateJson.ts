@@ -5,11 +5,14 @@ import type { PendingTx } from '../pool/txpool.js';
 import type { PoolTxJson } from '../pool/poolFile.js';
 import type { StoredBlock } from '../core/types.js';
 import type { Common } from '@ethereumjs/common';
+import type { ForkSchedule, ScheduleJson } from '../core/config.js';
 
 /** What reading a state document checks it against: the chain it is loaded into. */
 export interface StateTarget {
   readonly common: Common;
-  readonly config: { readonly chainId: bigint; readonly hardfork: string };
+  readonly config: { readonly chainId: bigint; readonly hardfork: string; readonly schedule?: ForkSchedule };
+  /** The chain's rules: `at(number, timestamp)` is the Common that block runs. */
+  readonly rules: { at(number: bigint, timestamp: bigint): Common };
 }
 
 /** Version of the `nodeRpc` field this node writes in anvil's format (1 was this node's own format). */
@@ -21,6 +24,8 @@ interface ChainFacts {
   generator: string;
   chainId: string;
   hardfork: string;
+  /** When each fork begins, for a chain whose rules change (a genesis file's schedule, a known chain's); absent: `hardfork` from genesis on. */
+  schedule?: ScheduleJson;
   /** Root of the dumped state (edits after the head block included). */
   stateRoot: string;
   /** Seconds the node's clock ran ahead of the wall clock. */
@@ -36,6 +41,8 @@ export interface NodeRpcExtension extends ChainFacts {
   preStateRoots: Record<string, string>;
   /** EVM error of each failed transaction, by hash. */
   errors: Record<string, string>;
+  /** The state root a pre-byzantium receipt carries in place of its status, by transaction hash. */
+  roots?: Record<string, string>;
   /** Transactions acknowledged but not mined yet, in arrival order. */
   pool: PoolTxJson[];
 }
