@@ -75,7 +75,7 @@ async function writeFileGenesis(n: GenesisTarget, file: GenesisFile): Promise<vo
     for (const [slot, value] of a.storage) await n.state.putStorage(a.address, slot, value);
   }
   await n.state.commit();
-  const block = fileGenesisBlock(file, await n.state.getStateRoot(), n.commonAt(file.header.number, file.header.timestamp));
+  const block = fileGenesisBlock(file, await n.state.getStateRoot(), n.rules.at(file.header.number, file.header.timestamp));
   const hash = block.hash();
   n.store.add({ block, number: block.header.number, hash, hashHex: bytesToHex(hash), txs: [] });
 }

@@ -28,8 +28,8 @@ export interface ImportHost {
   readonly clock: { setGasLimit(gas: bigint): void };
   /** The VM that runs a block at `number` and `timestamp` (its rules), over the live state. */
   vmOfBlock(number: bigint, timestamp: bigint): VM;
-  /** The rules a block at `number` and `timestamp` is read with. */
-  commonAt(number: bigint, timestamp: bigint): Common;
+  /** The chain's rules: `at(number, timestamp)` is the Common a block at that number and time is read with. */
+  readonly rules: { at(number: bigint, timestamp: bigint): Common };
 }
 
 /** A block of the import that does not match what executing it gives. */
@@ -68,7 +68,7 @@ export async function importBlocks(n: ImportHost, bytes: Uint8Array): Promise<nu
       const timestamp = bytesToBigInt(header[TIMESTAMP] ?? new Uint8Array());
       let block: Block;
       try {
-        block = createBlockFromBytesArray(values as never, { common: n.commonAt(number, timestamp), skipConsensusFormatValidation: true });
+        block = createBlockFromBytesArray(values as never, { common: n.rules.at(number, timestamp), skipConsensusFormatValidation: true });
       } catch (err) {
         throw new ImportError(`block ${number}: cannot be read under its fork's rules: ${(err as Error).message}`);
       }
