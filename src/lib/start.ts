@@ -91,6 +91,7 @@ export interface Booted {
 /** Build the chain, its method table and its dispatcher: everything but the server. */
 export async function bootDev(options: StartOptions = {}): Promise<Booted> {
   if (options.init !== undefined && options.fork !== undefined) throw new Error('--init and --fork-url cannot be used together (a fork starts from the upstream\'s block)');
+  if (options.importChain !== undefined && options.loadState !== undefined) throw new Error('--import and --load-state (or an existing --state file) cannot be used together: a state file replaces the chain');
   const genesis = options.init !== undefined ? readGenesisFile(options.init) : undefined;
   const fork = options.fork ? await Fork.open(options.fork) : undefined;
   const chain = options.chain;

@@ -7,7 +7,8 @@
  * not match its execution stops the start with one line naming the block and the field.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createBlockchain } from '@ethereumjs/blockchain';
@@ -208,6 +209,20 @@ describe('--import: RLP blocks executed, checked and served', () => {
         return true;
       },
     );
+  });
+
+  test('a gzipped file imports too; --import with --load-state is refused', async () => {
+    const gz = join(dir, 'chain.rlp.gz');
+    writeFileSync(gz, gzipSync(readFileSync(chain)));
+    const copy = await startCli(['--init', file, '--import', gz, '--no-mining']);
+    try {
+      assert.equal(await copy.rpc('eth_blockNumber'), await source.rpc('eth_blockNumber'));
+    } finally {
+      await copy.stop();
+    }
+    const state = join(dir, 'state.json');
+    writeFileSync(state, '{}');
+    await assert.rejects(startCli(['--init', file, '--import', chain, '--load-state', state]), /error: cannot start: --import and --load-state/);
   });
 
   test('a block that does not follow the head is refused', async () => {
