@@ -38,7 +38,6 @@ export const KNOWN: Record<string, string> = {
   'eth_simulateV1/ethSimulate-override-identity': MOVE_PRECOMPILE,
   'eth_simulateV1/ethSimulate-override-sha256': MOVE_PRECOMPILE,
   'eth_simulateV1/ethSimulate-try-to-move-non-precompile': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-basefee-too-low-without-validation-38012': 'without validation a call paying less than a base fee set by blockOverrides is refused (geth runs it with no base fee check)',
   'eth_simulateV1/ethSimulate-blobs': 'simulated blob transactions: their blob gas is not counted in the block (blob transactions are the next issue)',
   'eth_simulateV1/ethSimulate-check-that-nonce-increases': "a simulated transaction's hash differs from geth's (not yet found which field)",
   'eth_simulateV1/ethSimulate-empty-with-block-num-set-firstblock': 'a simulated block numbered before the merge gets difficulty 0, geth gives it the chain\'s difficulty',

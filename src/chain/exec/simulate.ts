@@ -15,7 +15,7 @@ import { Account, Address, bigIntToBytes, bytesToHex, createAddressFromString, h
 import { Bloom, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ChainError } from '../core/errors.js';
 import { applyOverrides, asSender, ZERO_ADDRESS } from './call.js';
-import { namesPrice, unpricedFees, withBlockOverrides } from './blockContext.js';
+import { callBlock, namesPrice, unpricedFees, withBlockOverrides } from './blockContext.js';
 import { engineRejection } from './rejections.js';
 import { txCommon, txGasCap } from '../engine/common.js';
 import { withFakeSender } from './request.js';
@@ -248,7 +248,9 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
     const simHash = keccak256(tx.serialize());
     tx.hash = () => simHash;
     await validate(vm, tx, from, context.header, gasUsed, opts.validation);
-    const { result, logs } = await runCall(vm, tx, from, context, opts);
+    // Without validation a call that pays nothing runs at a zero base fee, as eth_call (geth's NoBaseFee).
+    const runIn = opts.validation ? context : callBlock(common, context, { ...req, ...fees });
+    const { result, logs } = await runCall(vm, tx, from, runIn, opts);
     gasUsed += result.totalGasSpent;
     if (opts.gasCap !== undefined) opts.gasCap = opts.gasCap > result.totalGasSpent ? opts.gasCap - result.totalGasSpent : 0n;
     ran.push({ result, tx, from, logs });
