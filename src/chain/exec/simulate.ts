@@ -148,6 +148,11 @@ class TransferTrace {
   readonly onStep = (s: InterpreterStep): void => {
     // LOG0..LOG4 that run to completion add one log to their frame.
     if (s.opcode.code >= 0xa0 && s.opcode.code <= 0xa4) this.stack[this.stack.length - 1]?.items.push('log');
+    // SELFDESTRUCT sends the frame's whole balance to the address on top of the stack (a transfer log too, as geth's).
+    else if (s.opcode.code === 0xff && s.account.balance > 0n) {
+      const to = new Address(setLengthLeft(bigIntToBytes(s.stack[s.stack.length - 1]), 32).subarray(12));
+      this.stack[this.stack.length - 1]?.items.push({ items: [], ok: true, transfer: { from: s.address, to, value: s.account.balance } });
+    }
   };
 
   /** The call's logs in emission order, transfer logs placed where the transfers happened. */
