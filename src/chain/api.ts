@@ -10,7 +10,7 @@ import type { Block } from '@ethereumjs/block';
 import type { Proof } from '@ethereumjs/statemanager';
 import type { Account, Address } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import type { ChainConfig } from './core/config.js';
+import type { ChainConfig, SupportedHardfork } from './core/config.js';
 import type { SourceLocator } from './core/sources.js';
 import type { BlockRef, MinedTx, StateOverrides, StoredBlock, TxRequest } from './core/types.js';
 import type { LiveState, PoolEdits } from './controls/cheats.js';
@@ -38,6 +38,8 @@ export type MiningModeReads = Pick<MiningMode, 'auto' | 'intervalMs' | 'interval
 export interface ChainReads {
   /** Chain id (anvil_setChainId changes it) and the hardfork this chain runs. */
   readonly config: Readonly<Pick<ChainConfig, 'chainId' | 'hardfork'>>;
+  /** The fork of the next block (on a fork schedule it changes as blocks are mined). */
+  readonly hardfork: SupportedHardfork;
   /** The dev accounts, in derivation order. */
   readonly accounts: ReadonlyArray<{ readonly address: Address }>;
   /** Beneficiary of the next block (eth_coinbase). */

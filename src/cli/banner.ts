@@ -3,6 +3,8 @@ import chalk from 'chalk';
 import { bytesToHex } from '@ethereumjs/util';
 import { checksummed } from '../lib/checksum.js';
 import type { DevNode } from '../chain/node.js';
+import { LATEST_HARDFORK, forkAt } from '../chain/core/config.js';
+import { knownChainName } from '../chain/engine/common.js';
 import type { RpcServer } from '../server/server.js';
 import { formatEther } from '../lib/units.js';
 
@@ -38,7 +40,7 @@ export function banner(node: DevNode, server: RpcServer, version: string, shared
     const start = node.store.byNumber(fork.number)!.block.header;
     lines.push(
       `Chain ID:        ${c.chainId}${c.chainId === fork.chainId ? " (the upstream's)" : ''}`,
-      `Hardfork:        ${c.hardfork}`,
+      `Hardfork:        ${forkRulesLine(node, fork.chainId)}`,
       `Gas limit:       ${node.blockGasLimit}`,
       `Base fee:        ${start.baseFeePerGas ?? 0n} wei (fork block)`,
       `Gas price floor: ${c.gasPriceFloor} wei`,
@@ -65,4 +67,20 @@ export function banner(node: DevNode, server: RpcServer, version: string, shared
   if (c.codeSizeLimit !== undefined) lines.push(`Code size limit: ${Number.isFinite(c.codeSizeLimit) ? `${c.codeSizeLimit} bytes (init code ${2 * c.codeSizeLimit})` : 'none'}`);
   lines.push('', `Listening on ${chalk.green(server.url)} and ${chalk.green(server.wsUrl)}`, '');
   return lines.join('\n');
+}
+
+/**
+ * The rules of a fork: a known chain's schedule (the fork block's fork, and the chain's forks after
+ * it, which local blocks follow), or the fork picked, saying when it is only the default.
+ */
+function forkRulesLine(node: DevNode, upstreamChainId: bigint): string {
+  const c = node.config;
+  const fork = node.fork!;
+  const name = knownChainName(upstreamChainId);
+  if (c.schedule !== undefined) {
+    const at = forkAt(c.schedule, fork.number, fork.header.timestamp);
+    return `${at} at the fork block; local blocks follow ${name ?? 'the chain'}'s fork schedule (now ${node.hardfork})`;
+  }
+  if (name === undefined && c.hardfork === LATEST_HARDFORK) return `${c.hardfork} (the default: chain ${upstreamChainId}'s forks are not known here; --hardfork picks another)`;
+  return c.hardfork;
 }

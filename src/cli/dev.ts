@@ -219,7 +219,8 @@ function nodeOptions(flags: DevFlags & { blockBaseFeePerGas?: bigint }, cmd: Com
     gasLimit: (forked || flags.init !== undefined) && cmd.getOptionValueSource('gasLimit') !== 'cli' ? undefined : flags.gasLimit,
     baseFee: flags.baseFee ?? flags.blockBaseFeePerGas,
     gasPrice: flags.gasPrice,
-    hardfork: flags.init !== undefined && cmd.getOptionValueSource('hardfork') !== 'cli' ? undefined : flags.hardfork,
+    // A fork of a chain whose forks are known runs that chain's schedule, a genesis file its own, unless --hardfork says otherwise.
+    hardfork: (forked || flags.init !== undefined) && cmd.getOptionValueSource('hardfork') !== 'cli' ? undefined : flags.hardfork,
     codeSizeLimit: flags.codeSizeLimit,
     disableCodeSizeLimit: flags.disableCodeSizeLimit,
     disableDefaultCreate2Deployer: flags.create2 === false || flags.disableDefaultCreate2Deployer === true ? true : undefined,

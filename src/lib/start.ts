@@ -1,7 +1,8 @@
 /** Boot a dev node and serve it: used by `node-rpc dev` and by the tests. */
 import { CallWorkers } from '../chain/exec/offload/pool.js';
 import type { ChainConfig } from '../chain/core/config.js';
-import { defaultConfig } from '../chain/core/config.js';
+import { defaultConfig, lastFork } from '../chain/core/config.js';
+import { knownSchedule } from '../chain/engine/common.js';
 import { Fork, type ForkOptions } from '../chain/fork/fork.js';
 import { DevNode } from '../chain/node.js';
 import type { CallBounds } from '../chain/exec/bounds.js';
@@ -97,7 +98,7 @@ export async function bootDev(options: StartOptions = {}): Promise<Booted> {
   const chain = options.chain;
   const config = defaultConfig(
     fork
-      ? { ...chain, chainId: chain?.chainId ?? fork.chainId, gasLimit: chain?.gasLimit ?? fork.header.gasLimit }
+      ? { ...chain, chainId: chain?.chainId ?? fork.chainId, gasLimit: chain?.gasLimit ?? fork.header.gasLimit, ...forkRules(fork, chain) }
       : genesis
         ? { ...chain, ...genesisSettings(genesis, chain) }
         : chain,
@@ -186,4 +187,15 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
       await server.close();
     },
   };
+}
+
+/**
+ * Without a hardfork or schedule given, a fork of a chain whose forks ethereumjs knows (mainnet,
+ * sepolia, holesky, hoodi) runs that chain's schedule: the fork block's rules at the fork block,
+ * and each local block the rules of its number and time. Another chain runs the default.
+ */
+function forkRules(fork: Fork, chain: Partial<ChainConfig> | undefined): Partial<ChainConfig> {
+  if (chain?.hardfork !== undefined || chain?.schedule !== undefined) return {};
+  const schedule = knownSchedule(fork.chainId);
+  return schedule === undefined ? {} : { schedule, hardfork: lastFork(schedule) };
 }

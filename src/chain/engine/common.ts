@@ -17,10 +17,10 @@
  */
 import { createHash } from 'node:crypto';
 import { createBlockHeader } from '@ethereumjs/block';
-import { Common, Mainnet, createCustomCommon } from '@ethereumjs/common';
+import { Common, Holesky, Hoodi, Mainnet, Sepolia, createCustomCommon, type ChainConfig as ChainParams } from '@ethereumjs/common';
 import { createTx } from '@ethereumjs/tx';
 import { MAX_RLP_BLOCK_SIZE } from '@ethereumjs/util';
-import { forkAt, isAtLeast, lastFork, type BlobParams, type ForkSchedule, type SupportedHardfork } from '../core/config.js';
+import { HARDFORKS, forkAt, isAtLeast, lastFork, type BlobParams, type ForkSchedule, type ForkStart, type SupportedHardfork } from '../core/config.js';
 import { ecrecover, ecsign } from './secp256k1.js';
 import { keccak256 } from '../core/keccak.js';
 import { lazyKzg } from './kzg.js';
@@ -195,4 +195,38 @@ export function txCommon(common: Common): Common {
     uncapped.set(common, copy);
   }
   return copy;
+}
+
+/** The public chains whose forks ethereumjs 10 knows, by chain id. */
+const KNOWN_CHAINS = new Map<bigint, ChainParams>([Mainnet, Sepolia, Holesky, Hoodi].map((c) => [BigInt(c.chainId), c]));
+
+/** The name of a chain whose fork schedule this node knows (mainnet, sepolia, holesky, hoodi), else undefined. */
+export function knownChainName(chainId: bigint): string | undefined {
+  return KNOWN_CHAINS.get(chainId)?.name;
+}
+
+/**
+ * The fork schedule of a public chain ethereumjs knows (`--fork-url` of mainnet, sepolia, holesky
+ * or hoodi), from ethereumjs's own record of it; undefined for another chain. Forks that begin
+ * together are one entry (the later one), so a chain whose forks up to london began at genesis
+ * prepares one Common for them. The DAO fork is left out (see HARDFORKS).
+ */
+export function knownSchedule(chainId: bigint): ForkSchedule | undefined {
+  const chain = KNOWN_CHAINS.get(chainId);
+  if (chain === undefined) return undefined;
+  const forks: ForkStart[] = [];
+  for (const h of chain.hardforks) {
+    if (!(HARDFORKS as readonly string[]).includes(h.name)) continue;
+    const fork = h.name as SupportedHardfork;
+    const timed = isAtLeast(fork, 'shanghai');
+    const at = timed ? h.timestamp : h.block;
+    if (at === null || at === undefined) continue;
+    const start: ForkStart = timed ? { fork, time: BigInt(at) } : { fork, block: BigInt(at) };
+    const prev = forks[forks.length - 1];
+    const atGenesis = BigInt(at) === 0n;
+    if (atGenesis) forks.length = 0;
+    else if (prev !== undefined && (timed ? prev.time === start.time : prev.block === start.block)) forks.pop();
+    forks.push(atGenesis && !timed ? start : atGenesis ? { fork, block: 0n } : start);
+  }
+  return { forks };
 }

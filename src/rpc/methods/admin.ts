@@ -27,7 +27,7 @@ export function adminMethods(node: ChainReads & Fees & Admin, client: string): M
         currentBlockNumber: qty(head.number),
         currentBlockTimestamp: Number(h.timestamp),
         currentBlockHash: head.hashHex,
-        hardFork: ANVIL_NAMES[node.config.hardfork],
+        hardFork: ANVIL_NAMES[node.hardfork],
         transactionOrder: node.mining.order,
         environment: {
           baseFee: qty(node.nextBaseFee()),
