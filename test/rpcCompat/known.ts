@@ -39,10 +39,7 @@ export const KNOWN: Record<string, string> = {
   'eth_simulateV1/ethSimulate-override-sha256': MOVE_PRECOMPILE,
   'eth_simulateV1/ethSimulate-try-to-move-non-precompile': MOVE_PRECOMPILE,
   'eth_simulateV1/ethSimulate-blobs': 'simulated blob transactions: their blob gas is not counted in the block (blob transactions are the next issue)',
-  'eth_simulateV1/ethSimulate-check-that-nonce-increases': "a simulated transaction's hash differs from geth's (not yet found which field)",
   'eth_simulateV1/ethSimulate-empty-with-block-num-set-firstblock': 'a simulated block numbered before the merge gets difficulty 0, geth gives it the chain\'s difficulty',
-  'eth_simulateV1/ethSimulate-fee-recipient-receiving-funds': "the fee recipient's balance read by a call in the 42nd block differs from geth's (not yet found why)",
   'eth_simulateV1/ethSimulate-overflow-nonce': 'a nonce of 2^64-1 is refused (-32603) where geth runs the call and wraps the nonce',
-  'eth_simulateV1/ethSimulate-simple-validation-fulltx': "with validation a call that names no gas gets at most EIP-7825's 2^24; geth gives it the RPC gas cap",
   'eth_simulateV1/ethSimulate-use-as-many-features-as-possible': 'in its tenth block six calls fail (out of gas, no logs returned) before one that logs: geth numbers that log 0x6, node-rpc 0x0 (geth\'s index counts something of the failed calls)',
 };

@@ -99,7 +99,7 @@ function nextHeader(parent: Block, o: BlockOverrides, number: bigint, validation
 }
 
 /** Checks a transaction must pass to be included, as typed errors (validation mode). */
-async function validate(vm: VM, tx: TypedTransaction, from: Address, header: Block['header'], gasUsed: bigint, validation: boolean): Promise<void> {
+async function validate(vm: VM, tx: TypedTransaction, from: Address, header: Block['header'], gasUsed: bigint, validation: boolean, namedGas: boolean): Promise<void> {
   if (tx.getIntrinsicGas() > tx.gasLimit) fail(-38013, `intrinsic gas too low: have ${tx.gasLimit}, want ${tx.getIntrinsicGas()}`);
   const account = (await vm.stateManager.getAccount(from)) ?? new Account();
   if (!validation) {
@@ -108,8 +108,9 @@ async function validate(vm: VM, tx: TypedTransaction, from: Address, header: Blo
     if (account.balance < cost) fail(-38014, `insufficient funds for gas * price + value: address ${from.toString()} have ${account.balance} want ${cost}`);
     return;
   }
-  // EIP-7825 (Osaka on): geth checks it with the other transaction checks, which validation turns on.
-  const gasCap = txGasCap(vm.common);
+  // EIP-7825 (Osaka on): geth checks it with the other transaction checks, which validation turns
+  // on, for a gas the call names (the gas it fills in for one that names none is not held to it).
+  const gasCap = namedGas ? txGasCap(vm.common) : undefined;
   if (gasCap !== undefined && tx.gasLimit > gasCap) fail(-38015, `transaction gas limit too high (cap: ${gasCap}, tx: ${tx.gasLimit})`);
   if (tx.nonce < account.nonce) fail(-38010, `nonce too low: address ${from.toString()}, tx: ${tx.nonce} state: ${account.nonce}`);
   if (tx.nonce > account.nonce) fail(-38011, `nonce too high: address ${from.toString()}, tx: ${tx.nonce} state: ${account.nonce}`);
@@ -241,18 +242,17 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
   for (const req of spec.calls) {
     const from = req.from ?? ZERO_ADDRESS;
     const nonce = req.nonce ?? ((await vm.stateManager.getAccount(from))?.nonce ?? 0n);
-    // Without gas a call gets what is left of the block; with validation at most EIP-7825's cap.
+    // Without gas a call gets what is left of the block and of the gas budget (validated too: geth
+    // holds only a gas the call names to EIP-7825's cap).
     const left = context.header.gasLimit - gasUsed;
     let gas = req.gas ?? left;
     if (req.gas === undefined && opts.gasCap !== undefined && gas > opts.gasCap) gas = opts.gasCap;
-    const txCap = opts.validation ? txGasCap(common) : undefined;
-    if (req.gas === undefined && txCap !== undefined && gas > txCap) gas = txCap;
     const fees = namesPrice(req) ? {} : unpricedFees();
     const tx = withFakeSender({ ...req, ...fees, nonce, gas }, common, from);
     // Hashed as geth hashes its simulated transactions: unsigned, every signature value zero.
     const simHash = keccak256(tx.serialize());
     tx.hash = () => simHash;
-    await validate(vm, tx, from, context.header, gasUsed, opts.validation);
+    await validate(vm, tx, from, context.header, gasUsed, opts.validation, req.gas !== undefined);
     // Without validation a call that pays nothing runs at a zero base fee, as eth_call (geth's NoBaseFee).
     const runIn = opts.validation ? context : callBlock(common, context, { ...req, ...fees });
     const { result, logs } = await runCall(vm, tx, from, runIn, opts);
