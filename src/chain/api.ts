@@ -86,6 +86,8 @@ export interface ChainReads {
 export interface Fees {
   /** Base fee of the next block (0 before London). */
   nextBaseFee(): bigint;
+  /** Base fee of the next block; undefined before London. */
+  pendingBaseFee(): bigint | undefined;
   /** eth_gasPrice: next base fee plus the suggested tip, never below the floor. */
   gasPrice(): bigint;
   /** The suggested tip. */

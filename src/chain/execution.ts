@@ -89,6 +89,6 @@ export class Execution {
   /** eth_simulateV1: blocks of calls on a private copy of the state at `ref`; nothing reaches the chain. */
   async simulate(specs: SimBlockSpec[], opts: SimOptions, ref: BlockRef): Promise<SimBlock[]> {
     const { vm, block } = await this.n.vmFor(ref);
-    return withTimeout(vm.evm, this.n.callBounds.timeoutMs, () => simulate(vm, block, specs, opts));
+    return withTimeout(vm.evm, this.n.callBounds.timeoutMs, () => simulate(vm, block, specs, { ...opts, gasCap: gasCapAt(this.n.callBounds, block.header.gasLimit) }));
   }
 }

@@ -1,8 +1,9 @@
 /** The first block of a chain: a fresh genesis funding the dev accounts, or a fork point. */
-import { createBlock } from '@ethereumjs/block';
+import { createBlock, type Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, bytesToHex } from '@ethereumjs/util';
+import type { GenesisFile } from './core/genesisFile.js';
 import type { ChainConfig } from './core/config.js';
 import { CREATE2_DEPLOYER, CREATE2_DEPLOYER_CODE } from './create2Deployer.js';
 import type { Fork } from './fork/fork.js';
@@ -19,8 +20,9 @@ export interface GenesisTarget {
   readonly accounts: readonly DevAccount[];
 }
 
-/** Block 0 with every dev account funded (and the CREATE2 deployer unless turned off), at `timestamp`. */
+/** Block 0 with every dev account funded (and the CREATE2 deployer unless turned off), at `timestamp`; with a genesis file, that file's block. */
 export async function writeGenesis(n: GenesisTarget, timestamp: bigint): Promise<void> {
+  if (n.config.genesis !== undefined) return writeFileGenesis(n, n.config.genesis);
   await n.state.checkpoint();
   for (const a of n.accounts) await n.state.putAccount(a.address, new Account(0n, n.config.balance));
   if (n.config.create2Deployer !== false) await n.state.putCode(CREATE2_DEPLOYER, CREATE2_DEPLOYER_CODE);
@@ -59,4 +61,56 @@ export async function writeForkGenesis(n: GenesisTarget, fork: Fork): Promise<vo
   await n.state.commit();
   n.store.rebase(fork.number);
   n.store.add(forkPoint(fork, await n.state.getStateRoot(), n.rules.at(fork.number, fork.header.timestamp), n.config.baseFee));
+}
+
+/**
+ * The genesis block of a geth genesis file, as geth builds it: the file's accounts and nothing
+ * else in the state (no dev accounts, no CREATE2 deployer), so its hash is geth's for the file.
+ */
+async function writeFileGenesis(n: GenesisTarget, file: GenesisFile): Promise<void> {
+  await n.state.checkpoint();
+  for (const a of file.alloc) {
+    await n.state.putAccount(a.address, new Account(a.nonce, a.balance));
+    if (a.code !== undefined) await n.state.putCode(a.address, a.code);
+    for (const [slot, value] of a.storage) await n.state.putStorage(a.address, slot, value);
+  }
+  await n.state.commit();
+  const block = fileGenesisBlock(file, await n.state.getStateRoot(), n.rules.at(file.header.number, file.header.timestamp));
+  const hash = block.hash();
+  n.store.add({ block, number: block.header.number, hash, hashHex: bytesToHex(hash), txs: [] });
+}
+
+/** geth's base fee of a genesis at London or later that names none (params.InitialBaseFee). */
+const INITIAL_BASE_FEE = 1_000_000_000n;
+/** geth's difficulty of a proof-of-work genesis that names none (params.GenesisDifficulty). */
+const GENESIS_DIFFICULTY = 131_072n;
+
+/** The genesis block of `file` over the state root `stateRoot`, with the header fields of its rules `common` (geth's Genesis.ToBlock). */
+export function fileGenesisBlock(file: GenesisFile, stateRoot: Uint8Array, common: Common): Block {
+  const h = file.header;
+  const zeroMix = h.mixHash.every((b) => b === 0);
+  const difficulty = h.difficulty ?? (file.config.ethash === undefined ? 0n : zeroMix ? GENESIS_DIFFICULTY : 0n);
+  const blobs = common.isActivatedEIP(4844);
+  return createBlock(
+    {
+      header: {
+        number: h.number,
+        parentHash: h.parentHash,
+        timestamp: h.timestamp,
+        gasLimit: h.gasLimit,
+        gasUsed: h.gasUsed,
+        difficulty,
+        extraData: h.extraData,
+        mixHash: h.mixHash,
+        nonce: h.nonce,
+        coinbase: h.coinbase,
+        stateRoot,
+        baseFeePerGas: common.isActivatedEIP(1559) ? (h.baseFeePerGas ?? INITIAL_BASE_FEE) : undefined,
+        excessBlobGas: blobs ? (h.excessBlobGas ?? 0n) : undefined,
+        blobGasUsed: blobs ? (h.blobGasUsed ?? 0n) : undefined,
+      },
+      withdrawals: common.isActivatedEIP(4895) ? [] : undefined,
+    },
+    { common, skipConsensusFormatValidation: true },
+  );
 }

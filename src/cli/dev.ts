@@ -41,6 +41,8 @@ interface DevFlags {
   throwOnTransactionFailures?: boolean;
   dumpState?: string;
   loadState?: string;
+  init?: string;
+  import?: string;
   state?: string;
   stateInterval?: number;
   forkUrl?: string;
@@ -95,6 +97,8 @@ export function devCommand(program: Command): void {
     .option('--throw-on-transaction-failures', "with automine, a transaction that fails is mined and its eth_send* answers an error with the revert data (the hardhat node's way)")
     .option('--dump-state <file>', 'write the chain state to <file> on exit (SIGINT/SIGTERM)')
     .option('--load-state <file>', 'load the chain state from <file> at start')
+    .option('--init <genesis.json>', "start from a genesis file in geth's format: its accounts, header fields, chain id, gas limit and fork schedule (geth's genesis hash)")
+    .option('--import <chain.rlp>', "execute and check the RLP-encoded blocks of <file> (geth's export format) on top of genesis, then serve them")
     .option('--state <file>', 'load from <file> at start when it exists, and write it on exit')
     .option('--state-interval <seconds>', 'also write the state file every <seconds>', seconds)
     .option('-f, --fork-url <url>', "fork the chain served at <url>: state and history up to the fork block are read from it on demand, never written", forkUrl)
@@ -211,16 +215,16 @@ export function devCommand(program: Command): void {
 function nodeOptions(flags: DevFlags & { blockBaseFeePerGas?: bigint }, cmd: Command, out: (line: string) => void): NodeOptions {
   const forked = flags.forkUrl !== undefined;
   return {
-    chainId: forked && cmd.getOptionValueSource('chainId') !== 'cli' ? undefined : flags.chainId,
+    chainId: (forked || flags.init !== undefined) && cmd.getOptionValueSource('chainId') !== 'cli' ? undefined : flags.chainId,
     accounts: flags.accounts,
     balance: flags.balance === undefined ? undefined : formatEther(flags.balance),
     mnemonic: flags.mnemonic,
     derivationPath: flags.derivationPath,
-    gasLimit: forked && cmd.getOptionValueSource('gasLimit') !== 'cli' ? undefined : flags.gasLimit,
+    gasLimit: (forked || flags.init !== undefined) && cmd.getOptionValueSource('gasLimit') !== 'cli' ? undefined : flags.gasLimit,
     baseFee: flags.baseFee ?? flags.blockBaseFeePerGas,
     gasPrice: flags.gasPrice,
-    // A fork of a chain whose forks are known runs that chain's schedule unless --hardfork says otherwise.
-    hardfork: forked && cmd.getOptionValueSource('hardfork') !== 'cli' ? undefined : flags.hardfork,
+    // A fork of a chain whose forks are known runs that chain's schedule, a genesis file its own, unless --hardfork says otherwise.
+    hardfork: (forked || flags.init !== undefined) && cmd.getOptionValueSource('hardfork') !== 'cli' ? undefined : flags.hardfork,
     codeSizeLimit: flags.codeSizeLimit,
     disableCodeSizeLimit: flags.disableCodeSizeLimit,
     disableDefaultCreate2Deployer: flags.create2 === false || flags.disableDefaultCreate2Deployer === true ? true : undefined,
@@ -235,6 +239,8 @@ function nodeOptions(flags: DevFlags & { blockBaseFeePerGas?: bigint }, cmd: Com
     order: flags.order,
     throwOnTransactionFailures: flags.throwOnTransactionFailures,
     loadState: flags.loadState,
+    init: flags.init,
+    import: flags.import,
     dumpState: flags.dumpState,
     state: flags.state,
     stateInterval: flags.stateInterval,

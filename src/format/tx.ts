@@ -65,6 +65,7 @@ export function formatTx(tx: TypedTransaction, from: Address, hashHex: string, a
     }));
   }
   if (tx.type === TransactionType.BlobEIP4844) {
+    // ethereumjs keeps the versioned hashes as hex text.
     const blob = tx as unknown as { maxFeePerBlobGas: bigint; blobVersionedHashes: string[] };
     out.maxFeePerBlobGas = qty(blob.maxFeePerBlobGas);
     out.blobVersionedHashes = blob.blobVersionedHashes.map((h) => h.toLowerCase());

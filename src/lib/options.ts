@@ -100,6 +100,8 @@ export const OPTIONS = {
   throwOnTransactionFailures: row('--throw-on-transaction-failures', bool),
   fork: row('--fork-url', (v) => v as ForkOptions),
   loadState: row('--load-state', path),
+  init: row('--init', path),
+  import: row('--import', path),
   dumpState: row('--dump-state', path),
   state: row('--state', path),
   stateInterval: row('--state-interval', fromText(seconds)),
@@ -192,6 +194,8 @@ export function toStart(o: CheckedOptions): StartOptions {
     },
     explorer: o.explorer,
     clientVersion: o.clientVersion,
+    init: o.init,
+    importChain: o.import,
     fork:
       f === undefined
         ? undefined

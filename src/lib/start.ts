@@ -21,6 +21,8 @@ import { Metrics } from '../server/metrics.js';
 import { startServer, type Page, type RpcServer } from '../server/server.js';
 import { SHARED_MAX_BLOCK_RANGE, SHARED_MAX_LOGS, chainGauges, chainHealth, transportSettings, type TransportOptions } from './transport.js';
 import { VERSION } from './version.js';
+import { importBlocks } from '../chain/controls/importChain.js';
+import { genesisSettings, readGenesisFile, readImportFile } from './genesis.js';
 
 export interface StartOptions {
   host?: string;
@@ -41,6 +43,13 @@ export interface StartOptions {
   mining?: { auto?: boolean; intervalMs?: number; order?: BlockOrder; throwOnFailures?: boolean };
   /** State file to load before serving (see chain/controls/stateFile.ts). */
   loadState?: string;
+  /**
+   * A geth genesis file (--init): block 0 is the file's, and its chain id and gas limit are the
+   * chain's unless `chain` sets them (chain/core/genesisFile.ts).
+   */
+  init?: string;
+  /** RLP-encoded blocks imported on top of genesis before serving (--import, chain/controls/importChain.ts). */
+  importChain?: string;
   /**
    * Fork this upstream (src/chain/fork): state and history up to its fork block are read from
    * it. The chain id and block gas limit are the upstream's unless `chain` sets them.
@@ -89,13 +98,30 @@ export interface Booted {
 
 /** Build the chain, its method table and its dispatcher: everything but the server. */
 export async function bootDev(options: StartOptions = {}): Promise<Booted> {
+  if (options.init !== undefined && options.fork !== undefined) throw new Error('--init and --fork-url cannot be used together (a fork starts from the upstream\'s block)');
+  if (options.importChain !== undefined && options.loadState !== undefined) throw new Error('--import and --load-state (or an existing --state file) cannot be used together: a state file replaces the chain');
+  const genesis = options.init !== undefined ? readGenesisFile(options.init) : undefined;
   const fork = options.fork ? await Fork.open(options.fork) : undefined;
   const chain = options.chain;
-  const config = defaultConfig(fork ? { ...chain, chainId: chain?.chainId ?? fork.chainId, gasLimit: chain?.gasLimit ?? fork.header.gasLimit, ...forkRules(fork, chain) } : chain);
+  const config = defaultConfig(
+    fork
+      ? { ...chain, chainId: chain?.chainId ?? fork.chainId, gasLimit: chain?.gasLimit ?? fork.header.gasLimit, ...forkRules(fork, chain) }
+      : genesis
+        ? { ...chain, ...genesisSettings(genesis, chain) }
+        : chain,
+  );
   const node = await DevNode.create(config, fork).catch((err: unknown) => {
     fork?.close();
     throw err;
   });
+  if (options.importChain !== undefined) {
+    try {
+      await importBlocks(node, readImportFile(options.importChain));
+    } catch (err) {
+      node.close();
+      throw err;
+    }
+  }
   node.logs.maxResults = options.maxLogs ?? (options.shared ? SHARED_MAX_LOGS : undefined);
   node.logs.maxBlockRange = options.maxBlockRange ?? (options.shared ? SHARED_MAX_BLOCK_RANGE : undefined);
   if (options.maxTraceSteps !== undefined) node.configure({ maxTraceSteps: options.maxTraceSteps });

@@ -71,6 +71,14 @@ export interface NodeOptions {
   fork?: ForkOptions;
   /** State file to load at start (`--load-state`). */
   loadState?: string;
+  /**
+   * A genesis file in geth's format (`--init`): block 0 is the file's (its accounts only, geth's
+   * hash); its chain id, gas limit, timestamp and fork schedule are the chain's unless chainId,
+   * gasLimit or hardfork are given. The dev accounts sign but hold only what the file gives them.
+   */
+  init?: string;
+  /** RLP-encoded blocks (geth's `export` / `import` format) executed, checked and served on top of genesis at start (`--import`). */
+  import?: string;
   /** State file written when the node closes (`--dump-state`). */
   dumpState?: string;
   /** Loaded at start when it exists, written when the node closes (`--state`). */

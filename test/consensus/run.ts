@@ -49,7 +49,7 @@ export function archiveMissing(shared = SHARED): string | undefined {
  * folder copied afresh (as each new working session gets it) is the same version and is not
  * unpacked again. A new version takes the place of the last one, so one copy of each archive stays.
  */
-function unpacked(archive: string, name: string, into: string): string {
+export function unpacked(archive: string, name: string, into: string): string {
   const prefix = `node-rpc-state-tests-${name}-`;
   const version = createHash('sha256').update(readFileSync(archive)).digest('hex').slice(0, 16);
   const dir = join(into, `${prefix}${version}`);

@@ -81,10 +81,11 @@ describe('eth_simulateV1', () => {
     assert.equal(reverted.status, '0x0');
     assert.equal(reverted.error.code, 3);
     assert.equal(reverted.error.message, 'execution reverted: callee failed');
-    assert.equal(reverted.error.data, reverted.returnData);
+    assert.match(reverted.error.data, /^0x[0-9a-f]{8,}/);
+    assert.equal(reverted.returnData, '0x', "a failed call's output is its error's data, as geth gives it");
     assert.equal(oog.status, '0x0');
     assert.equal(oog.error.code, -32015);
-    assert.match(oog.error.message, /^vm execution error: out of gas/);
+    assert.equal(oog.error.message, 'out of gas', "geth's words");
     assert.equal(ok.status, '0x1');
     assert.deepEqual(ok.logs, []);
   });
@@ -114,7 +115,11 @@ describe('eth_simulateV1', () => {
     const nonce = BigInt(await n.rpc('eth_getTransactionCount', [A0, 'latest']));
     assert.equal((await err({ validation: true, blockStateCalls: [{ calls: [{ from: A0, to: A1, nonce: '0x' + (nonce - 1n).toString(16) }] }] }))?.code, -38010);
     assert.equal((await err({ validation: true, blockStateCalls: [{ calls: [{ from: A0, to: A1, nonce: '0x' + (nonce + 3n).toString(16) }] }] }))?.code, -38011);
-    assert.equal((await err({ validation: true, blockStateCalls: [{ calls: [{ from: POOR, to: A1, value: '0x1' }] }] }))?.code, -38014);
+    assert.equal((await err({ validation: true, blockStateCalls: [{ calls: [{ from: POOR, to: A1, value: '0x1', maxFeePerGas: '0x174876e800' }] }] }))?.code, -38014);
+    // Validated, a call that names no price pays nothing: less than the base fee, as in geth.
+    assert.equal((await err({ validation: true, blockStateCalls: [{ calls: [{ from: A0, to: A1 }] }] }))?.code, -38012);
+    // Without validation the sender must still hold the value it sends.
+    assert.equal((await err({ blockStateCalls: [{ calls: [{ from: POOR, to: A1, value: '0x1' }] }] }))?.code, -38014);
     assert.equal((await err({ validation: true, blockStateCalls: [{ calls: [{ from: A0, to: A1, maxFeePerGas: '0x1' }] }] }))?.code, -38012);
     assert.equal((await err({ blockStateCalls: [{ calls: [{ from: A0, to: A1, gas: '0x100' }] }] }))?.code, -38013);
     assert.equal((await err({ blockStateCalls: [{ blockOverrides: { number: '0x1' } }] }))?.code, -38020);

@@ -35,7 +35,7 @@ const ANVIL_SERVED = [
  */
 const RAW_SIGNED = 'eth_signTransaction';
 /** Served here beyond anvil's set, validated all the same. */
-const ALSO_SERVED = ['debug_getBadBlocks', 'debug_getRawBlock', 'debug_getRawHeader', 'debug_getRawReceipts'];
+const ALSO_SERVED = ['debug_getBadBlocks', 'debug_getRawBlock', 'debug_getRawHeader', 'debug_getRawReceipts', 'eth_baseFee', 'eth_capabilities'];
 
 interface SpecMethod {
   name: string;
@@ -101,6 +101,8 @@ describe('answers validate against the execution-apis spec', () => {
     debug_getRawReceipts: () => [ctx.logTx.blockNumber],
     eth_accounts: () => [],
     eth_blobBaseFee: () => [],
+    eth_baseFee: () => [],
+    eth_capabilities: () => [],
     eth_blockNumber: () => [],
     eth_call: () => [{ to: ctx.storage, data: '0x8381f58a' }, 'latest'],
     eth_chainId: () => [],

@@ -4,6 +4,7 @@
  * below; the engine's `ChainRules` in src/chain/engine/common.ts turns one into per-block rules).
  */
 import { DEFAULT_PATH } from './defaultKeys.js';
+import type { GenesisFile } from './genesisFile.js';
 export interface ChainConfig {
   chainId: bigint;
   accounts: number;
@@ -34,6 +35,11 @@ export interface ChainConfig {
    * and 49,152 bytes); Infinity: no limit (--disable-code-size-limit).
    */
   codeSizeLimit?: number;
+  /**
+   * A geth genesis file (--init): block 0 is the file's (its accounts only, its header fields),
+   * with geth's hash for the file.
+   */
+  genesis?: GenesisFile;
 }
 
 /**

@@ -129,7 +129,8 @@ export class ChainRules {
  * ethereumjs reads target and maximum per block (cancun to osaka) or per blob (the BPO forks).
  */
 function setBlobParams(common: Common, blobs: BlobParams): void {
-  const perBlob = common.param('blobGasPerBlob');
+  // EIP-4844's GAS_PER_BLOB: a parameter of the block library's set, not yet merged into the Common here.
+  const perBlob = 131_072n;
   overrideParams(common, {
     target: BigInt(blobs.target),
     max: BigInt(blobs.max),

@@ -50,11 +50,12 @@ export function namesPrice(req: TxRequest): boolean {
 }
 
 /**
- * The fees eth_simulateV1 gives a call that names no price: exactly the base fee when the calls are
- * validated as transactions, nothing otherwise (as eth_call).
+ * The fees eth_simulateV1 gives a call that names no price: none, as an EIP-1559 transaction (the
+ * type geth's simulated transactions take, which their hashes and receipts root show). Validated,
+ * such a call pays less than a non-zero base fee (-38012), as in geth.
  */
-export function unpricedFees(validation: boolean, baseFee: bigint | undefined): Partial<TxRequest> {
-  return validation ? { maxFeePerGas: baseFee ?? 0n, maxPriorityFeePerGas: 0n } : { gasPrice: 0n };
+export function unpricedFees(): Partial<TxRequest> {
+  return { maxFeePerGas: 0n, maxPriorityFeePerGas: 0n };
 }
 
 /** The block context a call executes in: the block's own header, with a zero base fee unless the call pays it (`paysBaseFee`). */

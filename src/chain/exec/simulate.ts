@@ -7,18 +7,19 @@
  */
 import { createBlock, createBlockHeader, genTransactionsTrieRoot, type Block, type HeaderData } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import type { InterpreterStep, Message, EVMResult } from '@ethereumjs/evm';
+import type { EVM, InterpreterStep, Message, EVMResult } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
-import type { TypedTransaction } from '@ethereumjs/tx';
-import { Account, bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft, type Address } from '@ethereumjs/util';
+import { getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx';
+import { Account, Address, bigIntToBytes, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { Bloom, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ChainError } from '../core/errors.js';
 import { applyOverrides, asSender, ZERO_ADDRESS } from './call.js';
-import { namesPrice, unpricedFees, withBlockOverrides } from './blockContext.js';
+import { callBlock, namesPrice, unpricedFees, withBlockOverrides } from './blockContext.js';
 import { engineRejection } from './rejections.js';
 import { txCommon, txGasCap } from '../engine/common.js';
 import { withFakeSender } from './request.js';
+import { keccak256 } from '../core/keccak.js';
 import { revertMessage } from './revertData.js';
 import { receiptOf } from './receipt.js';
 import type { BlockOverrides, MinedTx, RawLog, StateOverrides, StoredBlock, TxRequest } from '../core/types.js';
@@ -37,6 +38,11 @@ export interface SimBlockSpec {
 export interface SimOptions {
   validation: boolean;
   traceTransfers: boolean;
+  /**
+   * The RPC gas cap: as in geth, a budget for the whole simulation, each call's gas spent from it;
+   * a call that names no gas gets what is left of it (at most what is left of its block).
+   */
+  gasCap?: bigint;
 }
 
 export interface SimCallError {
@@ -50,6 +56,8 @@ export interface SimCall {
   status: 0 | 1;
   returnData: Uint8Array;
   gasUsed: bigint;
+  /** Gas the call used before its refund (at least EIP-7623's calldata floor): what it needs as a gas limit (geth's maxUsedGas). */
+  maxUsedGas: bigint;
   /** The call's logs (with transfer logs when traced) and their block-wide indexes. */
   logs: Array<{ log: RawLog; index: number }>;
   error?: SimCallError;
@@ -91,13 +99,19 @@ function nextHeader(parent: Block, o: BlockOverrides, number: bigint, validation
 }
 
 /** Checks a transaction must pass to be included, as typed errors (validation mode). */
-async function validate(vm: VM, tx: TypedTransaction, from: Address, header: Block['header'], gasUsed: bigint, validation: boolean): Promise<void> {
+async function validate(vm: VM, tx: TypedTransaction, from: Address, header: Block['header'], gasUsed: bigint, validation: boolean, namedGas: boolean): Promise<void> {
   if (tx.getIntrinsicGas() > tx.gasLimit) fail(-38013, `intrinsic gas too low: have ${tx.gasLimit}, want ${tx.getIntrinsicGas()}`);
-  if (!validation) return;
-  // EIP-7825 (Osaka on): geth checks it with the other transaction checks, which validation turns on.
-  const gasCap = txGasCap(vm.common);
-  if (gasCap !== undefined && tx.gasLimit > gasCap) fail(-38015, `transaction gas limit too high (cap: ${gasCap}, tx: ${tx.gasLimit})`);
   const account = (await vm.stateManager.getAccount(from)) ?? new Account();
+  if (!validation) {
+    // geth buys the call's gas in both modes: the sender must hold what it pays and sends.
+    const cost = tx.gasLimit * feeCap(tx) + tx.value;
+    if (account.balance < cost) fail(-38014, `insufficient funds for gas * price + value: address ${from.toString()} have ${account.balance} want ${cost}`);
+    return;
+  }
+  // EIP-7825 (Osaka on): geth checks it with the other transaction checks, which validation turns
+  // on, for a gas the call names (the gas it fills in for one that names none is not held to it).
+  const gasCap = namedGas ? txGasCap(vm.common) : undefined;
+  if (gasCap !== undefined && tx.gasLimit > gasCap) fail(-38015, `transaction gas limit too high (cap: ${gasCap}, tx: ${tx.gasLimit})`);
   if (tx.nonce < account.nonce) fail(-38010, `nonce too low: address ${from.toString()}, tx: ${tx.nonce} state: ${account.nonce}`);
   if (tx.nonce > account.nonce) fail(-38011, `nonce too high: address ${from.toString()}, tx: ${tx.nonce} state: ${account.nonce}`);
   const baseFee = header.baseFeePerGas ?? 0n;
@@ -135,6 +149,11 @@ class TransferTrace {
   readonly onStep = (s: InterpreterStep): void => {
     // LOG0..LOG4 that run to completion add one log to their frame.
     if (s.opcode.code >= 0xa0 && s.opcode.code <= 0xa4) this.stack[this.stack.length - 1]?.items.push('log');
+    // SELFDESTRUCT sends the frame's whole balance to the address on top of the stack (a transfer log too, as geth's).
+    else if (s.opcode.code === 0xff && s.account.balance > 0n) {
+      const to = new Address(setLengthLeft(bigIntToBytes(s.stack[s.stack.length - 1]), 32).subarray(12));
+      this.stack[this.stack.length - 1]?.items.push({ items: [], ok: true, transfer: { from: s.address, to, value: s.account.balance } });
+    }
   };
 
   /** The call's logs in emission order, transfer logs placed where the transfers happened. */
@@ -170,7 +189,7 @@ function callError(result: RunTxResult): SimCallError | undefined {
   const e = result.execResult.exceptionError?.error;
   if (e === undefined) return undefined;
   if (e === 'revert') return { code: 3, message: revertMessage(result.execResult.returnValue), data: result.execResult.returnValue };
-  return { code: -32015, message: `vm execution error: ${e}` };
+  return { code: -32015, message: e };
 }
 
 async function runCall(vm: VM, tx: TypedTransaction, from: Address, block: Block, opts: SimOptions): Promise<{ result: RunTxResult; logs: RawLog[] }> {
@@ -201,7 +220,12 @@ async function runCall(vm: VM, tx: TypedTransaction, from: Address, block: Block
 
 async function receiptsRoot(receipts: Array<{ result: RunTxResult; tx: TypedTransaction }>): Promise<Uint8Array> {
   const trie = new MerklePatriciaTrie();
-  for (const [i, r] of receipts.entries()) await trie.put(RLP.encode(i), encodeReceipt(r.result.receipt, r.tx.type));
+  // Each call ran alone: its receipt's cumulative gas is the block's so far.
+  let cumulative = 0n;
+  for (const [i, r] of receipts.entries()) {
+    cumulative += r.result.totalGasSpent;
+    await trie.put(RLP.encode(i), encodeReceipt({ ...r.result.receipt, cumulativeBlockGasUsed: cumulative }, r.tx.type));
+  }
   return trie.root();
 }
 
@@ -212,22 +236,30 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
   const fields = nextHeader(parent, o, number, opts.validation, common);
   const context = createBlock({ header: fields }, { common, skipConsensusFormatValidation: true, setHardfork: false });
   await applyOverrides(vm, spec.stateOverrides);
+  await systemWrites(vm, context);
   const ran: Array<{ result: RunTxResult; tx: TypedTransaction; from: Address; logs: RawLog[] }> = [];
   let gasUsed = 0n;
   for (const req of spec.calls) {
     const from = req.from ?? ZERO_ADDRESS;
     const nonce = req.nonce ?? ((await vm.stateManager.getAccount(from))?.nonce ?? 0n);
-    // Without gas a call gets what is left of the block; with validation at most EIP-7825's cap.
+    // Without gas a call gets what is left of the block and of the gas budget (validated too: geth
+    // holds only a gas the call names to EIP-7825's cap).
     const left = context.header.gasLimit - gasUsed;
-    const gasCap = opts.validation ? txGasCap(common) : undefined;
-    const gas = req.gas ?? (gasCap !== undefined && left > gasCap ? gasCap : left);
-    const fees = namesPrice(req) ? {} : unpricedFees(opts.validation, context.header.baseFeePerGas);
+    let gas = req.gas ?? left;
+    if (req.gas === undefined && opts.gasCap !== undefined && gas > opts.gasCap) gas = opts.gasCap;
+    const fees = namesPrice(req) ? {} : unpricedFees();
     // Versioned hashes without a blob fee cap offer the block's blob gas price, as in eth_call.
     const blobFee = req.blobVersionedHashes !== undefined && req.maxFeePerBlobGas === undefined && common.isActivatedEIP(4844) ? { maxFeePerBlobGas: context.header.getBlobGasPrice() } : {};
     const tx = withFakeSender({ ...req, ...fees, ...blobFee, nonce, gas }, common, from);
-    await validate(vm, tx, from, context.header, gasUsed, opts.validation);
-    const { result, logs } = await runCall(vm, tx, from, context, opts);
+    // Hashed as geth hashes its simulated transactions: unsigned, every signature value zero.
+    const simHash = keccak256(tx.serialize());
+    tx.hash = () => simHash;
+    await validate(vm, tx, from, context.header, gasUsed, opts.validation, req.gas !== undefined);
+    // Without validation a call that pays nothing runs at a zero base fee, as eth_call (geth's NoBaseFee).
+    const runIn = opts.validation ? context : callBlock(common, context, { ...req, ...fees });
+    const { result, logs } = await runCall(vm, tx, from, runIn, opts);
     gasUsed += result.totalGasSpent;
+    if (opts.gasCap !== undefined) opts.gasCap = opts.gasCap > result.totalGasSpent ? opts.gasCap - result.totalGasSpent : 0n;
     ran.push({ result, tx, from, logs });
   }
   const bloom = new Bloom(undefined, common);
@@ -261,8 +293,10 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
     calls.push({
       tx: mined,
       status: error ? 0 : 1,
-      returnData: result.execResult.returnValue,
+      // A failed call's output is in its error (geth's returnData is then empty).
+      returnData: error ? new Uint8Array() : result.execResult.returnValue,
       gasUsed: result.totalGasSpent,
+      maxUsedGas: peakGas(tx, from, result),
       logs: error ? [] : logs.map((log) => ({ log, index: logIndex++ })),
       error,
     });
@@ -283,12 +317,37 @@ export async function simulate(vm: VM, base: Block, specs: SimBlockSpec[], opts:
     if (n <= prevNumber) fail(-38020, `block numbers must be in order: ${n} <= ${prevNumber}`);
     total += n - prevNumber;
     const t = s.blockOverrides?.time ?? prevTime + TIME_STEP * (n - prevNumber);
-    if (t <= prevTime) fail(-38021, `block timestamps must be in order: ${t} <= ${prevTime}`);
+    // The empty blocks filling a gap come first, each a time step after the last (as in geth).
+    const before = prevTime + TIME_STEP * (n - prevNumber - 1n);
+    if (t <= before) fail(-38021, `block timestamps must be in order: ${t} <= ${before}`);
     prevNumber = n;
     prevTime = t;
   }
   if (total > BigInt(MAX_SIMULATE_BLOCKS)) fail(-38026, `too many blocks: the limit is ${MAX_SIMULATE_BLOCKS}`);
   const out: SimBlock[] = [];
+  // The gas budget is spent as the calls run (a copy: the caller's options stay as given).
+  opts = { ...opts };
+  // BLOCKHASH of a simulated block is its hash (never the chain's block of that number, nor an error past the head).
+  const evm = vm.evm as EVM;
+  const history = evm.blockchain;
+  const simulated = new Map<number, Uint8Array>();
+  evm.blockchain = {
+    getBlock: async (n: number) => {
+      const hash = simulated.get(n);
+      return hash !== undefined ? { hash: () => hash } : history.getBlock(n);
+    },
+    putBlock: async () => {},
+    shallowCopy: () => evm.blockchain,
+  };
+  try {
+    await simulateAll(vm, base, specs, opts, out, simulated);
+  } finally {
+    evm.blockchain = history;
+  }
+  return out;
+}
+
+async function simulateAll(vm: VM, base: Block, specs: SimBlockSpec[], opts: SimOptions, out: SimBlock[], simulated: Map<number, Uint8Array>): Promise<void> {
   let parent = base;
   for (const spec of specs) {
     const target = spec.blockOverrides?.number ?? parent.header.number + 1n;
@@ -296,12 +355,41 @@ export async function simulate(vm: VM, base: Block, specs: SimBlockSpec[], opts:
     while (parent.header.number + 1n < target) {
       const empty = await simulateBlock(vm, parent, { calls: [] }, parent.header.number + 1n, opts);
       out.push(empty);
+      simulated.set(Number(empty.stored.number), empty.stored.hash);
       parent = empty.stored.block;
     }
     const b = await simulateBlock(vm, parent, spec, target, opts);
     out.push(b);
+    simulated.set(Number(b.stored.number), b.stored.hash);
     parent = b.stored.block;
   }
-  return out;
 }
 
+/** Gas a run used before its refund, at least the calldata floor (EIP-7623): geth's peak gas. */
+function peakGas(tx: TypedTransaction, from: Address, result: RunTxResult): bigint {
+  const used = result.execResult.executionGasUsed + tx.getIntrinsicGas();
+  const floor = tx.common.isActivatedEIP(7623) ? getCalldataFloorGas(tx, from) : 0n;
+  return used > floor ? used : floor;
+}
+
+const BEACON_ROOTS = createAddressFromString('0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02');
+
+/**
+ * What a block writes before its transactions, as in a mined block (and geth's simulated ones):
+ * the parent beacon root (EIP-4788) and the parent's hash (EIP-2935) into their system contracts,
+ * when those hold code.
+ */
+async function systemWrites(vm: VM, block: Block): Promise<void> {
+  const common = vm.common;
+  const h = block.header;
+  const word = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
+  if (common.isActivatedEIP(4788) && (await vm.stateManager.getCode(BEACON_ROOTS)).length > 0) {
+    const length = common.param('historicalRootsLength');
+    await vm.stateManager.putStorage(BEACON_ROOTS, word(h.timestamp % length), bigIntToBytes(h.timestamp));
+    await vm.stateManager.putStorage(BEACON_ROOTS, word((h.timestamp % length) + length), h.parentBeaconBlockRoot ?? new Uint8Array(32));
+  }
+  if (common.isActivatedEIP(2935)) {
+    const history = new Address(setLengthLeft(bigIntToBytes(common.param('historyStorageAddress')), 20));
+    if ((await vm.stateManager.getCode(history)).length > 0) await vm.stateManager.putStorage(history, word((h.number - 1n) % common.param('historyServeWindow')), h.parentHash);
+  }
+}

@@ -43,7 +43,8 @@ export function feeHistory(node: FeeSource, count: number, newest: StoredBlock, 
     const h = b.block.header;
     out.baseFeePerGas.push(h.baseFeePerGas ?? 0n);
     out.gasUsedRatio.push(h.gasLimit === 0n ? 0 : Number(h.gasUsed) / Number(h.gasLimit));
-    if (blobs) {
+    // A block from before cancun (an imported chain's) has no blob fee.
+    if (blobs && h.excessBlobGas !== undefined) {
       out.baseFeePerBlobGas.push(h.getBlobGasPrice());
       out.blobGasUsedRatio.push(maxBlobGas === 0n ? 0 : Number(h.blobGasUsed ?? 0n) / Number(maxBlobGas));
     } else {
@@ -55,7 +56,7 @@ export function feeHistory(node: FeeSource, count: number, newest: StoredBlock, 
   if (count > 0) {
     const h = newest.block.header;
     out.baseFeePerGas.push(h.baseFeePerGas !== undefined ? h.calcNextBaseFee() : 0n);
-    out.baseFeePerBlobGas.push(blobs ? h.calcNextBlobGasPrice(node.common as never) : 0n);
+    out.baseFeePerBlobGas.push(blobs && h.excessBlobGas !== undefined ? h.calcNextBlobGasPrice(node.common as never) : 0n);
   }
   return out;
 }

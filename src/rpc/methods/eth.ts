@@ -49,6 +49,8 @@ const storageRequests: Codec<Array<{ key: string; address: Address; slots: bigin
   type: 'storage requests',
   parse(value, where) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidParams(`invalid argument ${where}: expected an object mapping addresses to lists of storage keys`);
+    // geth's answer to no address at all.
+    if (Object.keys(value).length === 0) throw invalidParams('empty request');
     let total = 0;
     return Object.entries(value as Record<string, unknown>).map(([key, slots]) => {
       const a = address.parse(key, `${where} key ${JSON.stringify(key)}`);
@@ -101,6 +103,15 @@ export function ethMethods(node: ChainReads & Fees & PoolReads & Calls & Submit)
     method('eth_chainId', [], () => qty(node.config.chainId)),
     method('eth_blockNumber', [], () => qty(node.headNumber())),
     method('eth_syncing', [], () => false),
+    /**
+     * What history this node serves (for RPC routers): everything from its first block on (the
+     * fork block on a fork, whose older history is the upstream's), kept for good (no deleteStrategy).
+     */
+    method('eth_capabilities', [], () => {
+      const head = node.head;
+      const all = { disabled: false, oldestBlock: qty(node.fork?.number ?? 0n) };
+      return { head: { number: qty(head.number), hash: head.hashHex }, state: all, tx: all, logs: all, receipts: all, blocks: all, stateproofs: all };
+    }),
     method('eth_mining', [], () => true),
     method('eth_hashrate', [], () => '0x0'),
     /** The coinbase the next block gets (anvil_setCoinbase changes it). */
@@ -120,6 +131,11 @@ export function ethMethods(node: ChainReads & Fees & PoolReads & Calls & Submit)
     method('eth_gasPrice', [], () => qty(node.gasPrice())),
     method('eth_maxPriorityFeePerGas', [], () => qty(node.maxPriorityFeePerGas())),
     method('eth_blobBaseFee', [], () => qty(node.blobBaseFee())),
+    /** The next block's base fee (null before London, as geth answers). */
+    method('eth_baseFee', [], () => {
+      const fee = node.pendingBaseFee();
+      return fee === undefined ? null : qty(fee);
+    }),
     /** Ending at `pending`, the pending block is the newest block (geth's oracle). */
     method('eth_feeHistory', [blockCount, blockNumberOrTag, percentiles], async (count, newest, pct) => {
       const h = await node.feeHistory(count, newest, pct);

@@ -46,13 +46,16 @@ const payload: Codec<{ blockStateCalls: SimBlockSpec[]; validation: boolean; tra
 };
 
 function formatSimBlock(b: SimBlock, fullTxs: boolean): object {
+  // A simulated block has no total difficulty (geth gives none; mined blocks carry anvil's).
+  const { totalDifficulty: _, ...block } = formatBlock(b.stored, fullTxs) as Record<string, unknown>;
   return {
-    ...formatBlock(b.stored, fullTxs),
+    ...block,
     calls: b.calls.map((c) => {
       const out: Record<string, unknown> = {
         status: qty(c.status),
         returnData: hex(c.returnData),
         gasUsed: qty(c.gasUsed),
+        maxUsedGas: qty(c.maxUsedGas),
         logs: c.logs.map(({ log, index }) => formatLog(c.tx, log, index)),
       };
       if (c.error) out.error = c.error.data === undefined ? { code: c.error.code, message: c.error.message } : { code: c.error.code, message: c.error.message, data: hex(c.error.data) };
