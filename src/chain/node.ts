@@ -204,24 +204,16 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   }
 
   /** Most struct-log steps one trace may record (--max-trace-steps); bounds a trace's memory. */
-  get maxTraceSteps(): number {
-    return this.runtime.maxTraceSteps;
-  }
+  get maxTraceSteps(): number { return this.runtime.maxTraceSteps; }
 
   /** Source maps of the user's contracts (--artifacts), if given. */
-  get sources(): SourceLocator | undefined {
-    return this.runtime.sources;
-  }
+  get sources(): SourceLocator | undefined { return this.runtime.sources; }
 
   /** eth_call on worker threads (--call-workers); undefined: calls run on this thread only. */
-  get callWorkers(): CallWorkers | undefined {
-    return this.runtime.callWorkers;
-  }
+  get callWorkers(): CallWorkers | undefined { return this.runtime.callWorkers; }
 
   /** Where executed instructions are counted (--coverage); undefined: nothing is hooked. */
-  get coverage(): CoverageRecorder | undefined {
-    return this.runtime.coverage;
-  }
+  get coverage(): CoverageRecorder | undefined { return this.runtime.coverage; }
 
   /** The chain's rules, fork by fork (replaced when the chain id changes). */
   get rules(): ChainRules {
@@ -247,31 +239,20 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
     return this.live.vmAt(number, timestamp);
   }
 
-
   /** Dev accounts by lowercase address. */
-  get keys(): ReadonlyMap<string, DevAccount> {
-    return this.wallet.keys;
-  }
+  get keys(): ReadonlyMap<string, DevAccount> { return this.wallet.keys; }
 
   /** Coinbase of the next blocks (eth_coinbase). */
-  get coinbase(): Address {
-    return this.clock.coinbase;
-  }
+  get coinbase(): Address { return this.clock.coinbase; }
 
   /** Gas limit of the next blocks. */
-  get blockGasLimit(): bigint {
-    return this.clock.gasLimit;
-  }
+  get blockGasLimit(): bigint { return this.clock.gasLimit; }
 
   /** Random id of this chain instance (anvil_metadata); renewed by reset. */
-  get instanceId(): string {
-    return this.chainHead.instanceId;
-  }
+  get instanceId(): string { return this.chainHead.instanceId; }
 
   /** Request and block logging (anvil_setLoggingEnabled); the CLI's log honours it. */
-  get loggingEnabled(): boolean {
-    return this.controls.loggingEnabled;
-  }
+  get loggingEnabled(): boolean { return this.controls.loggingEnabled; }
 
   /** Write block 0: a fresh genesis, or the fork point of `fork`. */
   genesis(fork?: Fork): Promise<void> {
@@ -279,9 +260,7 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
   }
 
   /** The fork this chain runs on (undefined when it does not fork). */
-  get fork(): Fork | undefined {
-    return this.forkLink.fork;
-  }
+  get fork(): Fork | undefined { return this.forkLink.fork; }
 
   // ---------------------------------------------------------------- blocks
   get head(): StoredBlock {
