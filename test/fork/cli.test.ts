@@ -58,6 +58,8 @@ describe('node-rpc dev --fork-url (child process)', () => {
     try {
       const text = node.output();
       assert.match(text, /Chain ID:\s+984 \(the upstream's\)/);
+      // Chain 984's forks are not known: the default, said so.
+      assert.match(text, /Hardfork:\s+bpo2 \(the default: chain 984's forks are not known here; --hardfork picks another\)/);
       assert.match(text, new RegExp(`Endpoint:\\s+${proxy.url.replace(/\./g, '\\.')}`));
       assert.match(text, new RegExp(`Block number:\\s+${up.forkBlock}\\b`));
       assert.match(text, /Cache:\s+\S+block-\d+\.jsonl/);
