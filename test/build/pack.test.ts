@@ -27,7 +27,7 @@ const { url } = await node.listen({ port: 0 });
 const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}' });
 const overHttp = (await res.json()).result;
 let bad;
-try { await createNode({ hardfork: 'london' }); } catch (err) { bad = err.message; }
+try { await createNode({ hardfork: 'londun' }); } catch (err) { bad = err.message; }
 await node.close();
 console.log(JSON.stringify({ status: receipt.status, overHttp, accounts: node.accounts.length, bad }));
 `;
@@ -64,7 +64,9 @@ test('npm pack gives a package that installs into an empty project and runs a ch
   // The installed bundle's code cache goes to a folder of the test's own, not the user's cache.
   const env = { ...process.env, NODE_COMPILE_CACHE: join(dir, 'cache') };
   const out = execFileSync(process.execPath, ['main.js'], { cwd: app, encoding: 'utf8', timeout: 120_000, env });
-  assert.deepEqual(JSON.parse(out.trim()), { status: '0x1', overHttp: '0x1092', accounts: 2, bad: "createNode: invalid option hardfork (--hardfork): unknown hardfork 'london': known are shanghai, cancun, prague, osaka, bpo1, bpo2 and latest (= the default)" });
+  const { bad, ...answers } = JSON.parse(out.trim()) as { bad: string };
+  assert.deepEqual(answers, { status: '0x1', overHttp: '0x1092', accounts: 2 });
+  assert.match(bad, /^createNode: invalid option hardfork \(--hardfork\): unknown hardfork 'londun': known are chainstart \(frontier\), homestead, .*, london, .*, bpo2 and latest \(= the default\)$/);
 
   writeFileSync(join(app, 'typed.ts'), TYPED);
   const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
