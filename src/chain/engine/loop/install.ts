@@ -5,13 +5,14 @@
  * opcode once, and the opcode's run state names the interpreter, whose prototype is the one every
  * EVM of the process uses. Its `run` is wrapped: a run nobody observes (no step listener, no debug
  * log, no profiler, legacy code, none of the EIPs whose bookkeeping the loop does not do, gas that
- * fits a double exactly) goes through the fast loop; every other run, every traced one included,
+ * fits a double exactly, a little-endian machine) goes through the fast loop; every other run, every traced one included,
  * through ethereumjs's own loop, unchanged.
  */
 import type { Common } from '@ethereumjs/common';
 import { createEVM } from '@ethereumjs/evm';
 import { keccak256, readyKeccak } from '../../core/keccak.js';
 import { fastRun } from './run.js';
+import { LITTLE_ENDIAN } from './words.js';
 import type { Interp, OpEntry, OpTable, RunResult } from './types.js';
 
 /** Instructions the fast loop does itself, by ethereumjs's name for them. */
@@ -48,7 +49,7 @@ function tableOf(map: OpEntry[], common: Common): OpTable | null {
     fee[op] = info.fee;
     if (!info.isAsync && !info.isInvalid && INLINE[info.name]?.includes(op)) inline[op] = 1;
   }
-  const usable = REQUIRED.every((op) => inline[op] === 1) && FOREIGN_EIPS.every((eip) => !common.isActivatedEIP(eip)) && (common.customCrypto.keccak256 === undefined || common.customCrypto.keccak256 === keccak256);
+  const usable = LITTLE_ENDIAN && REQUIRED.every((op) => inline[op] === 1) && FOREIGN_EIPS.every((eip) => !common.isActivatedEIP(eip)) && (common.customCrypto.keccak256 === undefined || common.customCrypto.keccak256 === keccak256);
   table = usable
     ? { inline, fee, map, memoryGas: Number(common.param('memoryGas')), quadDivisor: Number(common.param('quadCoefficientDivGas')), keccakWordGas: Number(common.param('keccak256WordGas')) }
     : null;
