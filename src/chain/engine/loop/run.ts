@@ -26,7 +26,7 @@ import { keccak256 } from '../../core/keccak.js';
 import { capacity, fail, Frame, growMemory, isEVMError, M, STAGE_GAS, STAGE_LIMIT, STAGE_OP, viewOf } from './frame.js';
 import type { EVMError } from '@ethereumjs/evm';
 import type { Interp, OpTable, RunResult } from './types.js';
-import { add, compare, compareSigned, fromBig, giveWords, isZero, load, mulDivMod, POPS, setAddress, setBytes, setSmall, shl, shr, small, store, sub } from './words.js';
+import { compare, compareSigned, fromBig, giveWords, isZero, load, mulDivMod, POPS, setAddress, setBytes, setSmall, shl, shr, small, sub } from './words.js';
 
 /** Steps between two looks at the clock when a RunLimit is set. */
 const CHECK_EVERY = 4096;
@@ -89,7 +89,7 @@ export async function fastRun(interp: Interp, code: Uint8Array, table: OpTable, 
  */
 function steps(f: Frame): Promise<unknown> | undefined {
   const { rs, code, env, jumpdest, codeView, limit, watch, maxHeight, w } = f;
-  const { inline, fee, map, memoryGas, quadDivisor, keccakWordGas } = f.table;
+  const { inline, fee, upfront, map, memoryGas, quadDivisor, keccakWordGas } = f.table;
   const common = f.common;
   const s = w.u32;
   const length = code.length;
@@ -117,27 +117,28 @@ function steps(f: Frame): Promise<unknown> | undefined {
       }
       let memOp = false;
       if (inline[op] === 1) {
-        const c = fee[op];
-        if (op >= 0x60 && op <= 0x7f) {
-          // PUSH1..PUSH32
-          if ((gas -= c) < 0) {
-            gas = 0;
-            outOfGas();
-          }
-          if (sp >= maxHeight) fail(M.STACK_OVERFLOW);
-          const size = op - 0x5f;
-          const b = sp << 3;
-          if (size === 1 && pc + 1 < length) setSmall(s, b, code[pc + 1]);
-          else setBytes(s, b, code, codeView, pc + 1, size);
-          if (sp < low) low = sp;
-          sp++;
-          pc += size + 1;
-          continue;
-        }
-        // The memory instructions charge their fee with the memory's growth, below.
-        if (op !== 0x51 && op !== 0x52 && op !== 0x53 && op !== 0x20 && (gas -= c) < 0) {
+        if ((gas -= upfront[op]) < 0) {
           gas = 0;
           outOfGas();
+        }
+        if (op >= 0x60 && op <= 0x7f) {
+          // PUSH1..PUSH32
+          if (sp >= maxHeight) fail(M.STACK_OVERFLOW);
+          const b = sp << 3;
+          if (op === 0x60 && pc + 1 < length) {
+            s[b] = code[pc + 1];
+            s[b + 1] = 0;
+            s[b + 2] = 0;
+            s[b + 3] = 0;
+            s[b + 4] = 0;
+            s[b + 5] = 0;
+            s[b + 6] = 0;
+            s[b + 7] = 0;
+          } else setBytes(s, b, code, codeView, pc + 1, op - 0x5f);
+          if (sp < low) low = sp;
+          sp++;
+          pc += op - 0x5e;
+          continue;
         }
         if (op >= 0x80 && op <= 0x8f) {
           // DUP1..DUP16
@@ -184,8 +185,9 @@ function steps(f: Frame): Promise<unknown> | undefined {
             if (sp < 1) fail(M.STACK_UNDERFLOW);
             sp--;
             pc++;
-            const d = small(s, sp << 3);
-            if (d < 0 || d >= length || jumpdest[d] !== 1) f.badJump(pc);
+            const b = sp << 3;
+            const d = s[b];
+            if ((s[b + 1] | s[b + 2] | s[b + 3] | s[b + 4] | s[b + 5] | s[b + 6] | s[b + 7]) !== 0 || d >= length || jumpdest[d] !== 1) f.badJump(pc);
             pc = d;
             continue;
           }
@@ -194,9 +196,11 @@ function steps(f: Frame): Promise<unknown> | undefined {
             if (sp < 2) fail(M.STACK_UNDERFLOW);
             sp -= 2;
             pc++;
-            if (!isZero(s, sp << 3)) {
-              const d = small(s, (sp + 1) << 3);
-              if (d < 0 || d >= length || jumpdest[d] !== 1) f.badJump(pc);
+            const c = sp << 3;
+            if ((s[c] | s[c + 1] | s[c + 2] | s[c + 3] | s[c + 4] | s[c + 5] | s[c + 6] | s[c + 7]) !== 0) {
+              const b = c + 8;
+              const d = s[b];
+              if ((s[b + 1] | s[b + 2] | s[b + 3] | s[b + 4] | s[b + 5] | s[b + 6] | s[b + 7]) !== 0 || d >= length || jumpdest[d] !== 1) f.badJump(pc);
               pc = d;
             }
             continue;
@@ -249,14 +253,15 @@ function steps(f: Frame): Promise<unknown> | undefined {
             // MSTORE8
             // Checked as ethereumjs does: the offset for the gas, then the value for the store.
             if (sp < 1) fail(M.STACK_UNDERFLOW);
-            const at = small(s, (sp - 1) << 3);
-            if (at < 0 || at >= FAST_MEMORY) {
+            const t = (sp - 1) << 3;
+            const at = s[t];
+            if ((s[t + 1] | s[t + 2] | s[t + 3] | s[t + 4] | s[t + 5] | s[t + 6] | s[t + 7]) !== 0 || at >= FAST_MEMORY) {
               memOp = true; // ethereumjs's path
               break;
             }
             const end = at + (op === 0x53 ? 1 : 32);
             const need = (end + 31) >>> 5;
-            let cost = c;
+            let cost = fee[op];
             if (need > memWords) {
               cost += growMemory(rs, need, memoryGas, quadDivisor);
               memWords = need;
@@ -271,11 +276,12 @@ function steps(f: Frame): Promise<unknown> | undefined {
               view = viewOf(mem);
             }
             if (op === 0x51) {
-              load(s, (sp - 1) << 3, view, at);
+              for (let k = 0; k < 8; k++) s[t + k] = view.getUint32(at + 28 - 4 * k);
               if (sp - 1 < low) low = sp - 1;
             } else {
-              if (op === 0x52) store(s, (sp - 2) << 3, view, at);
-              else mem[at] = s[(sp - 2) << 3] & 0xff;
+              const v = t - 8;
+              if (op === 0x52) for (let k = 0; k < 8; k++) view.setUint32(at + 28 - 4 * k, s[v + k]);
+              else mem[at] = s[v] & 0xff;
               sp -= 2;
             }
             pc++;
@@ -286,7 +292,7 @@ function steps(f: Frame): Promise<unknown> | undefined {
             if (sp < 2) fail(M.STACK_UNDERFLOW);
             const r = (sp - 2) << 3;
             if (isZero(s, r)) {
-              if ((gas -= c) < 0) {
+              if ((gas -= fee[op]) < 0) {
                 gas = 0;
                 outOfGas();
               }
@@ -299,7 +305,7 @@ function steps(f: Frame): Promise<unknown> | undefined {
                 break;
               }
               const need = (at + len + 31) >>> 5;
-              let cost = c + keccakWordGas * ((len + 31) >>> 5);
+              let cost = fee[op] + keccakWordGas * ((len + 31) >>> 5);
               if (need > memWords) {
                 cost += growMemory(rs, need, memoryGas, quadDivisor);
                 memWords = need;
@@ -326,7 +332,16 @@ function steps(f: Frame): Promise<unknown> | undefined {
             const x = (sp - 1) << 3;
             const y = (sp - 2) << 3;
             switch (op) {
-              case 0x01: add(s, x, y); break; // ADD
+              case 0x01: {
+                // ADD
+                let carry = 0;
+                for (let k = 0; k < 8; k++) {
+                  const r = s[x + k] + s[y + k] + carry;
+                  s[y + k] = r;
+                  carry = r > 0xffffffff ? 1 : 0;
+                }
+                break;
+              }
               case 0x02: // MUL
               case 0x04: // DIV
               case 0x06: mulDivMod(w, op, sp - 2); break; // MOD

@@ -109,16 +109,6 @@ export function compareSigned(s: Uint32Array, x: number, y: number): number {
   return compare(s, x, y);
 }
 
-/** Word `y` = word `x` + word `y` mod 2^256. */
-export function add(s: Uint32Array, x: number, y: number): void {
-  let c = 0;
-  for (let k = 0; k < 8; k++) {
-    const r = s[x + k] + s[y + k] + c;
-    s[y + k] = r;
-    c = r >= TWO_32 ? 1 : 0;
-  }
-}
-
 /** Word `y` = word `x` - word `y` mod 2^256. */
 export function sub(s: Uint32Array, x: number, y: number): void {
   let borrow = 0;
@@ -231,11 +221,6 @@ export const POPS: Int8Array = (() => {
   for (let n = 0; n <= 4; n++) t[0xa0 + n] = n + 2; // LOG0..LOG4
   return t;
 })();
-
-/** The 32 bytes at `at` of `view` = the word at limb `b`, big-endian. */
-export function store(s: Uint32Array, b: number, view: DataView, at: number): void {
-  for (let k = 0; k < 8; k++) view.setUint32(at + 28 - 4 * k, s[b + k]);
-}
 
 /** Set the word at limb `b` to a 20-byte address. */
 export function setAddress(s: Uint32Array, b: number, a: Uint8Array): void {
