@@ -1,6 +1,6 @@
 /**
  * What the fast loop needs to know of a code array, worked out once per array: which offsets are
- * valid jump destinations, and the value each PUSH pushes. Code arrays are never modified (the
+ * valid jump destinations. Code arrays are never modified (the
  * state manager hands out the same array for the same code), so a weak map keeps the result for as
  * long as the code is alive.
  */
@@ -8,8 +8,6 @@
 export interface CodeInfo {
   /** 1 at each JUMPDEST that is an instruction (not inside PUSH data). */
   readonly jumpdest: Uint8Array;
-  /** The value pushed by the PUSH at each offset, filled on first use. */
-  readonly pushes: bigint[];
 }
 
 const infos = new WeakMap<Uint8Array, CodeInfo>();
@@ -27,23 +25,8 @@ export function codeInfo(code: Uint8Array): CodeInfo {
       if (op === JUMPDEST) jumpdest[pc] = 1;
       else if (op >= PUSH1 && op <= PUSH32) pc += op - PUSH1 + 1;
     }
-    info = { jumpdest, pushes: [] };
+    info = { jumpdest };
     infos.set(code, info);
   }
   return info;
-}
-
-/** The value of the PUSH of `size` bytes at `pc`; bytes past the end of the code read as zero. */
-export function pushValue(code: Uint8Array, pc: number, size: number): bigint {
-  if (size <= 6 && pc + size < code.length) {
-    let n = 0;
-    for (let i = 1; i <= size; i++) n = n * 256 + code[pc + i];
-    return BigInt(n);
-  }
-  let hex = '0x';
-  for (let i = 1; i <= size; i++) {
-    const b = pc + i < code.length ? code[pc + i] : 0;
-    hex += b < 16 ? '0' + b.toString(16) : b.toString(16);
-  }
-  return BigInt(hex);
 }

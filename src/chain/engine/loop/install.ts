@@ -5,13 +5,14 @@
  * opcode once, and the opcode's run state names the interpreter, whose prototype is the one every
  * EVM of the process uses. Its `run` is wrapped: a run nobody observes (no step listener, no debug
  * log, no profiler, legacy code, none of the EIPs whose bookkeeping the loop does not do, gas that
- * fits a double exactly) goes through the fast loop; every other run, every traced one included,
+ * fits a double exactly, a little-endian machine) goes through the fast loop; every other run, every traced one included,
  * through ethereumjs's own loop, unchanged.
  */
 import type { Common } from '@ethereumjs/common';
 import { createEVM } from '@ethereumjs/evm';
 import { keccak256, readyKeccak } from '../../core/keccak.js';
 import { fastRun } from './run.js';
+import { LITTLE_ENDIAN } from './words.js';
 import type { Interp, OpEntry, OpTable, RunResult } from './types.js';
 
 /** Instructions the fast loop does itself, by ethereumjs's name for them. */
@@ -24,6 +25,8 @@ const INLINE: Record<string, readonly number[]> = {
   PC: [0x58], MSIZE: [0x59], GAS: [0x5a], JUMPDEST: [0x5b], PUSH0: [0x5f],
   PUSH: range(0x60, 0x7f), DUP: range(0x80, 0x8f), SWAP: range(0x90, 0x9f),
 };
+/** MLOAD, MSTORE, MSTORE8 and KECCAK256. */
+const MEMORY = [0x51, 0x52, 0x53, 0x20];
 /** The loop needs these from the table: it checks jump destinations itself. */
 const REQUIRED = [0x56, 0x57, 0x5b];
 /** EIPs whose per-step bookkeeping only ethereumjs's loop does (EOF, code chunk witnesses, access lists of blocks, state gas). */
@@ -42,15 +45,18 @@ function tableOf(map: OpEntry[], common: Common): OpTable | null {
   if (table !== undefined) return table;
   const inline = new Uint8Array(256);
   const fee = new Float64Array(256);
+  const upfront = new Float64Array(256);
   for (let op = 0; op < 256; op++) {
     const info = map[op]?.opcodeInfo;
     if (info === undefined) continue;
     fee[op] = info.fee;
     if (!info.isAsync && !info.isInvalid && INLINE[info.name]?.includes(op)) inline[op] = 1;
+    // The memory instructions charge their fee with the memory's growth, after their own checks.
+    upfront[op] = MEMORY.includes(op) ? 0 : info.fee;
   }
-  const usable = REQUIRED.every((op) => inline[op] === 1) && FOREIGN_EIPS.every((eip) => !common.isActivatedEIP(eip)) && (common.customCrypto.keccak256 === undefined || common.customCrypto.keccak256 === keccak256);
+  const usable = LITTLE_ENDIAN && REQUIRED.every((op) => inline[op] === 1) && FOREIGN_EIPS.every((eip) => !common.isActivatedEIP(eip)) && (common.customCrypto.keccak256 === undefined || common.customCrypto.keccak256 === keccak256);
   table = usable
-    ? { inline, fee, map, memoryGas: Number(common.param('memoryGas')), quadDivisor: Number(common.param('quadCoefficientDivGas')), keccakWordGas: Number(common.param('keccak256WordGas')) }
+    ? { inline, fee, upfront, map, memoryGas: Number(common.param('memoryGas')), quadDivisor: Number(common.param('quadCoefficientDivGas')), keccakWordGas: Number(common.param('keccak256WordGas')) }
     : null;
   tables.set(map, table);
   return table;

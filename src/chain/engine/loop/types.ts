@@ -79,6 +79,8 @@ export interface OpTable {
   readonly inline: Uint8Array;
   /** Static gas of each opcode. */
   readonly fee: Float64Array;
+  /** The static gas an inlined instruction charges before anything else (0 for the memory instructions). */
+  readonly upfront: Float64Array;
   readonly map: OpEntry[];
   readonly memoryGas: number;
   readonly quadDivisor: number;
