@@ -7,6 +7,7 @@
  * anvil_getBlobsByTransactionHash and the beacon routes. The other refusals are in blobRefusals.test.ts.
  */
 import assert from 'node:assert/strict';
+import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { Wallet, JsonRpcProvider } from 'ethers';
 import { createPublicClient, createWalletClient, defineChain, http, type Hex } from 'viem';
@@ -57,6 +58,14 @@ function fakeExponential(factor: bigint, numerator: bigint, denominator: bigint)
     i++;
   }
   return output / denominator;
+}
+
+/** The transaction `hash` in an anvil_dumpState answer (gzip-compressed JSON as hex). */
+function dumpedTx(dump: string, hash: string): any {
+  const blocks: any[] = JSON.parse(gunzipSync(Buffer.from(dump.slice(2), 'hex')).toString('utf8')).blocks;
+  const found = blocks.flatMap((b) => b.transactions.map((t: any) => t.transaction)).find((t: any) => t.hash === hash);
+  assert.ok(found, `${hash} in the dump`);
+  return found;
 }
 
 async function beacon(n: Rpc, path: string): Promise<{ status: number; json: any }> {
@@ -263,6 +272,8 @@ describe('blob transactions at the default fork (Osaka cell proofs, bpo2)', () =
       assert.equal(receipts[0].blobGasUsed, '0x' + (131072 * blobs.length).toString(16), client);
       assert.deepEqual({ ...receipts[0], blockNumber: 0 }, { ...receipts[1], blockNumber: 0 }, client);
       await blobsComeBack(ours, hashes[0], blobs, 'gone');
+      // Kept converted: the state dump's sidecar carries the 128 cell proofs of each blob.
+      assert.deepEqual(dumpedTx(await ours.rpc('anvil_dumpState'), hashes[0]).proofs, blobs.flatMap(cellProofsOf), client);
     }
     assert.deepEqual(await ours.rpc('txpool_content'), { pending: {}, queued: {} });
   });
