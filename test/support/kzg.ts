@@ -3,18 +3,13 @@
  * mainnet trusted setup built in), shaped as viem's and ethers' `kzg` options, memoized by blob,
  * and blob transactions in their network form built field by field, so tests can also build bad ones.
  */
-import { createRequire } from 'node:module';
 import { RLP } from '@ethereumjs/rlp';
 import { SigningKey, keccak256, getBytes, hexlify } from 'ethers';
-import type { DasContextJs } from '@crate-crypto/node-eth-kzg';
 import { createHash } from 'node:crypto';
+import { nativeKzg } from '../../src/chain/engine/kzg.js';
 
-let instance: DasContextJs | undefined;
-/** The native KZG context (built once: ~1 s). */
-export function kzgLib(): DasContextJs {
-  instance ??= (createRequire(import.meta.url)('@crate-crypto/node-eth-kzg') as typeof import('@crate-crypto/node-eth-kzg')).DasContextJs.create({ usePrecomp: true });
-  return instance;
-}
+/** The native KZG context, the one the nodes the tests start in-process use (built once: a second or more). */
+export const kzgLib = nativeKzg;
 
 const memo = new Map<string, string>();
 function once(key: string, f: () => string): string {
