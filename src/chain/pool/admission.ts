@@ -32,7 +32,8 @@ export function decodeRawTx(raw: Uint8Array, common: Common): TypedTransaction {
 
 /**
  * Decode a signed raw transaction for this chain, with a blob transaction's sidecar checked as
- * geth's pool checks it (blobs.ts). The type byte and the signed chain id are read before
+ * geth's pool checks it (blobs.ts; a version-0 sidecar at Osaka converted to version 1 first, as
+ * geth's eth_sendRawTransaction converts it). The type byte and the signed chain id are read before
  * ethereumjs decodes, so each refusal has its own kind and wording.
  */
 export function decodeRaw(raw: Uint8Array, common: Common): { tx: TypedTransaction; sidecar?: BlobSidecar } {
@@ -55,7 +56,8 @@ export function decodeRaw(raw: Uint8Array, common: Common): { tx: TypedTransacti
   }
   if (chainId !== undefined && chainId !== common.chainId()) throw new ChainError('invalid chain id for signer');
   // Before the transaction is built: ethereumjs refuses too many or no blobs in its own words.
-  if (blob) checkBlobSidecar(common, blob.hashes, blob.maxFeePerBlobGas, blob.sidecar);
+  // A version-0 sidecar at Osaka and later comes back converted to version 1, as geth converts it.
+  const sidecar = blob ? checkBlobSidecar(common, blob.hashes, blob.maxFeePerBlobGas, blob.sidecar, true) : undefined;
   let tx: TypedTransaction;
   try {
     // The init code size is checked below, so its refusal is told as such; EIP-7825's cap is
@@ -65,7 +67,7 @@ export function decodeRaw(raw: Uint8Array, common: Common): { tx: TypedTransacti
     throw new ChainError(`invalid transaction: ${firstLine(err instanceof Error ? err.message : String(err))}`);
   }
   checkInitCodeSize(common, tx.to, tx.data);
-  return blob?.sidecar ? { tx, sidecar: blob.sidecar } : { tx };
+  return sidecar ? { tx, sidecar } : { tx };
 }
 
 /** Recover and return the signer once; a bad signature is a clear error. */

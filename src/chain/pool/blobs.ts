@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
-import { bytesToBigInt, bytesToHex, concatBytes, hexToBytes } from '@ethereumjs/util';
-import { lazyKzg } from '../engine/kzg.js';
+import { bytesToBigInt, bytesToHex, concatBytes } from '@ethereumjs/util';
+import { nativeKzg } from '../engine/kzg.js';
 import { ChainError } from '../core/errors.js';
 import type { BlobSidecar } from '../core/types.js';
 
@@ -116,11 +116,16 @@ function byteList(list: unknown, size: number, what: string): Uint8Array[] {
  * geth's validateBlobTx: the sidecar is there and of the fork's version, the blob fee cap at least
  * 1 wei, one blob at least and no more than the fork allows, as many blobs and commitments as
  * versioned hashes, every commitment hashing to its versioned hash, and the proofs verifying.
+ *
+ * With `upgrade` (a transaction sent to eth_sendRawTransaction), a version-0 sidecar at Osaka and
+ * later is taken as geth's eth_sendRawTransaction takes it: its blob proofs are verified and it is
+ * converted to version 1, its 128 cell proofs per blob computed. Returns the sidecar to keep.
  */
-export function checkBlobSidecar(common: Common, hashes: readonly Uint8Array[], maxFeePerBlobGas: bigint, sidecar: BlobSidecar | undefined): void {
+export function checkBlobSidecar(common: Common, hashes: readonly Uint8Array[], maxFeePerBlobGas: bigint, sidecar: BlobSidecar | undefined, upgrade = false): BlobSidecar {
   if (sidecar === undefined) throw new ChainError('missing sidecar in blob transaction');
   const want = sidecarVersion(common);
-  if (sidecar.version !== want) throw new ChainError(`unexpected sidecar version, want: ${want}, got: ${sidecar.version}`);
+  const converting = upgrade && sidecar.version === 0 && want === 1;
+  if (sidecar.version !== want && !converting) throw new ChainError(`unexpected sidecar version, want: ${want}, got: ${sidecar.version}`);
   if (maxFeePerBlobGas < 1n) throw new ChainError(`transaction gas price below minimum: blob fee cap ${maxFeePerBlobGas}, minimum needed 1`);
   if (hashes.length === 0) throw new ChainError('blobless blob transaction');
   const max = maxBlobsPerTx(common);
@@ -133,11 +138,21 @@ export function checkBlobSidecar(common: Common, hashes: readonly Uint8Array[], 
   const proofsWanted = sidecar.version === 1 ? hashes.length * CELLS_PER_BLOB : hashes.length;
   if (sidecar.proofs.length !== proofsWanted) throw new ChainError(`invalid number of ${sidecar.proofs.length} blob proofs expected ${proofsWanted}`);
   verifyProofs(sidecar);
+  return converting ? { version: 1, blobs: sidecar.blobs, commitments: sidecar.commitments, proofs: sidecar.blobs.flatMap(cellProofs) } : sidecar;
+}
+
+/** The 128 cell proofs of a blob (EIP-7594). */
+function cellProofs(blob: Uint8Array): Uint8Array[] {
+  try {
+    return nativeKzg().computeCellsAndKzgProofs(blob).proofs;
+  } catch {
+    throw new ChainError('blob sidecar conversion failed: a field element is not below the BLS modulus');
+  }
 }
 
 /**
  * Blobs whose proofs verified lately, by a digest of the blob, its commitment and its proofs: a
- * batcher or a test sends the same blob again and again, and a verification costs ~0.7 s.
+ * batcher or a test sends the same blob again and again (128 cell proofs take ~50 ms to verify).
  */
 const verified = new Set<string>();
 const VERIFIED_MAX = 64;
@@ -158,27 +173,27 @@ function verifyProofs(sidecar: BlobSidecar): void {
 }
 
 function checkProofs(sidecar: BlobSidecar): void {
-  const blobs = sidecar.blobs.map(bytesToHex);
-  const commitments = sidecar.commitments.map(bytesToHex);
+  const kzg = nativeKzg();
   if (sidecar.version === 1) {
-    const cells: string[] = [];
+    const cells: Uint8Array[] = [];
     const indices: number[] = [];
-    const cellCommitments: string[] = [];
-    blobs.forEach((blob, i) => {
-      const blobCells = lazyKzg.computeCells(blob);
-      for (let c = 0; c < CELLS_PER_BLOB; c++) {
-        cells.push(blobCells[c]);
-        indices.push(c);
-        cellCommitments.push(commitments[i]);
-      }
+    const cellCommitments: Uint8Array[] = [];
+    const ok = verifies(() => {
+      sidecar.blobs.forEach((blob, i) => {
+        const blobCells = kzg.computeCells(blob);
+        for (let c = 0; c < CELLS_PER_BLOB; c++) {
+          cells.push(blobCells[c]);
+          indices.push(c);
+          cellCommitments.push(sidecar.commitments[i]);
+        }
+      });
+      return kzg.verifyCellKzgProofBatch(cellCommitments, indices, cells, sidecar.proofs);
     });
-    if (!verifies(() => lazyKzg.verifyCellKzgProofBatch(cellCommitments, indices, cells, sidecar.proofs.map(bytesToHex)))) {
-      throw new ChainError('KZG verification error: failed to verify cell proofs');
-    }
+    if (!ok) throw new ChainError('KZG verification error: failed to verify cell proofs');
     return;
   }
-  for (let i = 0; i < blobs.length; i++) {
-    if (!verifies(() => lazyKzg.verifyBlobProofBatch([blobs[i]], [commitments[i]], [bytesToHex(sidecar.proofs[i])]))) {
+  for (let i = 0; i < sidecar.blobs.length; i++) {
+    if (!verifies(() => kzg.verifyBlobKzgProofBatch([sidecar.blobs[i]], [sidecar.commitments[i]], [sidecar.proofs[i]]))) {
       throw new ChainError(`KZG verification error: invalid blob proof: can't verify opening proof`);
     }
   }
@@ -202,29 +217,28 @@ function verifies(check: () => boolean): boolean {
 }
 
 /**
- * The sidecar the node builds for blobs given to eth_sendTransaction: the commitments, and before
- * Osaka one proof per blob. From Osaka (wrapper version 1) no cell proofs are built: they serve
- * only to pass the transaction on to peers, which a dev node never does, and building the 128 of
- * one blob takes ~10 s here; the transaction, its hashes and its blobs are the same without them.
+ * The sidecar the node builds for blobs given to eth_sendTransaction: the commitments and the
+ * fork's proofs, one per blob before Osaka, 128 cell proofs per blob (wrapper version 1) from it.
  */
 export function sidecarOf(common: Common, blobs: readonly Uint8Array[]): BlobSidecar {
   const max = maxBlobsPerTx(common);
   if (blobs.length === 0) throw new ChainError('blobless blob transaction');
   if (blobs.length > max) throw new ChainError(`too many blobs in transaction: have ${blobs.length}, permitted ${max}`);
   const version = sidecarVersion(common);
+  const kzg = nativeKzg();
   const commitments: Uint8Array[] = [];
   const proofs: Uint8Array[] = [];
   for (const blob of blobs) {
     if (blob.length !== BLOB_BYTES) throw new ChainError(`invalid blob: ${blob.length} bytes, want ${BLOB_BYTES}`, undefined, -32602);
-    const hex = bytesToHex(blob);
-    let commitment: string;
+    let commitment: Uint8Array;
     try {
-      commitment = lazyKzg.blobToKzgCommitment(hex);
+      commitment = kzg.blobToKzgCommitment(blob);
     } catch {
       throw new ChainError('invalid blob: a field element is not below the BLS modulus', undefined, -32602);
     }
-    commitments.push(hexToBytes(commitment as `0x${string}`));
-    if (version === 0) proofs.push(hexToBytes(lazyKzg.computeBlobProof(hex, commitment) as `0x${string}`));
+    commitments.push(commitment);
+    if (version === 0) proofs.push(kzg.computeBlobKzgProof(blob, commitment));
+    else proofs.push(...kzg.computeCellsAndKzgProofs(blob).proofs);
   }
   return { version, blobs: [...blobs], commitments, proofs };
 }
