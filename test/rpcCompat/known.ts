@@ -21,7 +21,6 @@ export const KNOWN: Record<string, string> = {
   'eth_getBlockByNumber/get-safe': TOTAL_DIFFICULTY,
   'eth_call/call-revert-abi-error': REVERT_CODE,
   'eth_call/call-revert-abi-panic': REVERT_CODE,
-  'eth_config/get-config': "eth_config describes the next block's fork with the first block's time and a fork id of the genesis hash alone; under a fork schedule geth gives the fork's own activation time and the EIP-2124 fork id over the forks passed",
   'testing_buildBlockV1/build-block-empty-transactions': BUILD_BLOCK,
   'testing_buildBlockV1/build-block-from-mempool': BUILD_BLOCK,
   'testing_buildBlockV1/build-block-invalid-transaction': BUILD_BLOCK,
