@@ -61,6 +61,24 @@ describe('eth_simulateV1', () => {
     assert.equal(await n.rpc('eth_getStorageAt', [storage, '0x0', 'latest']), '0x' + '0'.repeat(64));
   });
 
+  test('movePrecompileToAddress moves a precompile for its block only; moving a non-precompile is refused', async () => {
+    const ID = '0x0000000000000000000000000000000000000004';
+    const TO = '0x0000000000000000000000000000000000123456';
+    const calls = [
+      { from: A0, to: TO, input: '0x1234' },
+      { from: A0, to: ID, input: '0x1234' },
+    ];
+    const [moved, after] = await n.rpc('eth_simulateV1', [{ blockStateCalls: [{ stateOverrides: { [ID]: { movePrecompileToAddress: TO } }, calls }, { calls }] }]);
+    assert.deepEqual(moved.calls.map((c: any) => c.returnData), ['0x1234', '0x'], 'the identity runs at its new address, not at 0x04');
+    assert.deepEqual(after.calls.map((c: any) => c.returnData), ['0x', '0x1234'], 'the next block has the fork\'s precompiles again');
+    assert.equal(await n.rpc('eth_call', [{ to: ID, data: '0x1234' }, 'latest']), '0x1234', 'the chain is untouched');
+    const notPrecompile = await n.raw('eth_simulateV1', [{ blockStateCalls: [{ stateOverrides: { [A1]: { movePrecompileToAddress: TO } } }] }]);
+    assert.equal(notPrecompile.error?.code, -32000);
+    assert.match(notPrecompile.error?.message ?? '', /^account 0x[0-9a-fA-F]{40} is not a precompile$/);
+    const taken = await n.raw('eth_simulateV1', [{ blockStateCalls: [{ stateOverrides: { [ID]: { movePrecompileToAddress: TO }, [TO]: { balance: '0x1' } } }] }]);
+    assert.match(taken.error?.message ?? '', /^account 0x0{34}123456 is already overridden$/);
+  });
+
   test('reverts and EVM errors are per-call results with the spec codes', async () => {
     const caller2 = artifact('Caller').abi;
     const callee = await deploy('Callee');

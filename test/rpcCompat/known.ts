@@ -6,7 +6,6 @@
 const TOTAL_DIFFICULTY = "node-rpc's blocks carry totalDifficulty, as anvil's and the hardhat node's do; geth no longer gives the field";
 const REVERT_CODE = 'a revert is -32000 with the revert data (the node\'s error code for reverts, as the hardhat node answers); geth answers 3';
 const BUILD_BLOCK = 'testing_buildBlockV1 is not served: it builds a payload for a consensus client without adding it to the chain';
-const MOVE_PRECOMPILE = 'movePrecompileToAddress (a state override that moves a precompile) is not supported';
 
 export const KNOWN: Record<string, string> = {
   'eth_getBlockByHash/get-block-by-hash': TOTAL_DIFFICULTY,
@@ -25,15 +24,6 @@ export const KNOWN: Record<string, string> = {
   'testing_buildBlockV1/build-block-from-mempool': BUILD_BLOCK,
   'testing_buildBlockV1/build-block-invalid-transaction': BUILD_BLOCK,
   'testing_buildBlockV1/build-block-with-transactions': BUILD_BLOCK,
-  'eth_simulateV1/ethSimulate-move-ecrecover-and-call-old-and-new': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-move-ecrecover-and-call': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-move-ecrecover-twice-and-call': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-move-to-address-itself-reference-38022': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-move-two-non-precompiles-accounts-to-same': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-override-ecrecover': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-override-identity': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-override-sha256': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-try-to-move-non-precompile': MOVE_PRECOMPILE,
   'eth_simulateV1/ethSimulate-blobs': 'simulated blob transactions: their blob gas is not counted in the simulated block',
   'eth_simulateV1/ethSimulate-empty-with-block-num-set-firstblock': 'a simulated block numbered before the merge gets difficulty 0, geth gives it the chain\'s difficulty',
   'eth_simulateV1/ethSimulate-overflow-nonce': 'a nonce of 2^64-1 is refused (-32603) where geth runs the call and wraps the nonce',

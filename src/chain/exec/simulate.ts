@@ -15,6 +15,8 @@ import { Account, Address, bigIntToBytes, bytesToHex, createAddressFromString, h
 import { Bloom, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ChainError } from '../core/errors.js';
 import { applyOverrides, asSender, ZERO_ADDRESS } from './call.js';
+import { precompilesAfter } from './precompileMoves.js';
+import { usePrecompiles } from '../engine/internals.js';
 import { callBlock, namesPrice, unpricedFees, withBlockOverrides } from './blockContext.js';
 import { engineRejection } from './rejections.js';
 import { txCommon, txGasCap } from '../engine/common.js';
@@ -235,6 +237,8 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
   const o = spec.blockOverrides ?? {};
   const fields = nextHeader(parent, o, number, opts.validation, common);
   const context = createBlock({ header: fields }, { common, skipConsensusFormatValidation: true, setHardfork: false });
+  // Each block starts from its fork's precompiles; its overrides may move or replace some.
+  usePrecompiles(vm.evm, precompilesAfter(vm.evm.precompiles, spec.stateOverrides));
   await applyOverrides(vm, spec.stateOverrides);
   await systemWrites(vm, context);
   const ran: Array<{ result: RunTxResult; tx: TypedTransaction; from: Address; logs: RawLog[] }> = [];
@@ -343,6 +347,7 @@ export async function simulate(vm: VM, base: Block, specs: SimBlockSpec[], opts:
     await simulateAll(vm, base, specs, opts, out, simulated);
   } finally {
     evm.blockchain = history;
+    usePrecompiles(evm, undefined);
   }
   return out;
 }
