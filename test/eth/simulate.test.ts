@@ -61,7 +61,7 @@ describe('eth_simulateV1', () => {
     assert.equal(await n.rpc('eth_getStorageAt', [storage, '0x0', 'latest']), '0x' + '0'.repeat(64));
   });
 
-  test('movePrecompileToAddress moves a precompile for its block only; moving a non-precompile is refused', async () => {
+  test('movePrecompileToAddress moves a precompile for its block only (and in eth_call for the call); moving a non-precompile is refused', async () => {
     const ID = '0x0000000000000000000000000000000000000004';
     const TO = '0x0000000000000000000000000000000000123456';
     const calls = [
@@ -72,6 +72,12 @@ describe('eth_simulateV1', () => {
     assert.deepEqual(moved.calls.map((c: any) => c.returnData), ['0x1234', '0x'], 'the identity runs at its new address, not at 0x04');
     assert.deepEqual(after.calls.map((c: any) => c.returnData), ['0x', '0x1234'], 'the next block has the fork\'s precompiles again');
     assert.equal(await n.rpc('eth_call', [{ to: ID, data: '0x1234' }, 'latest']), '0x1234', 'the chain is untouched');
+    // eth_call takes the same override, for that call only.
+    assert.equal(await n.rpc('eth_call', [{ to: TO, data: '0x1234' }, 'latest', { [ID]: { movePrecompileToAddress: TO } }]), '0x1234');
+    assert.equal(await n.rpc('eth_call', [{ to: ID, data: '0x1234' }, 'latest', { [ID]: { movePrecompileToAddress: TO } }]), '0x');
+    assert.equal(await n.rpc('eth_call', [{ to: ID, data: '0x1234' }, 'latest', { [ID]: { code: '0x' } }]), '0x', 'an overridden precompile address is no longer one');
+    assert.equal(await n.rpc('eth_call', [{ to: TO, data: '0x1234' }, 'latest']), '0x');
+    assert.equal(await n.rpc('eth_call', [{ to: ID, data: '0x1234' }, 'latest', { [A1]: { balance: '0x1' } }]), '0x1234');
     const notPrecompile = await n.raw('eth_simulateV1', [{ blockStateCalls: [{ stateOverrides: { [A1]: { movePrecompileToAddress: TO } } }] }]);
     assert.equal(notPrecompile.error?.code, -32000);
     assert.match(notPrecompile.error?.message ?? '', /^account 0x[0-9a-fA-F]{40} is not a precompile$/);

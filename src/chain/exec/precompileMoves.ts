@@ -1,10 +1,10 @@
 /**
- * `movePrecompileToAddress`, the state override that moves a precompile (eth_simulateV1), with
- * geth's rules: the overrides are taken in address order; a precompile moves to its destination
- * (which keeps its own account; a precompile there is replaced); an account that is overridden in
- * any way stops being a precompile; moving an account that is not a precompile, or moving one to an
- * address that is itself overridden, is refused. The addresses warm from the start of each call
- * stay the fork's precompiles, as in geth.
+ * `movePrecompileToAddress`, the state override that moves a precompile (eth_simulateV1, eth_call,
+ * eth_estimateGas, debug_traceCall), with geth's rules: the overrides are taken in address order;
+ * a precompile moves to its destination (which keeps its own account; a precompile there is
+ * replaced); an account that is overridden in any way stops being a precompile; moving an account
+ * that is not a precompile, or moving one to an address that is itself overridden, is refused.
+ * The addresses warm from the start of each call stay the fork's precompiles, as in geth.
  */
 import type { PrecompileFunc } from '@ethereumjs/evm';
 import { toChecksumAddress } from '@ethereumjs/util';

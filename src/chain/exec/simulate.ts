@@ -15,7 +15,6 @@ import { Account, Address, bigIntToBytes, bytesToHex, createAddressFromString, h
 import { Bloom, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ChainError } from '../core/errors.js';
 import { applyOverrides, asSender, ZERO_ADDRESS } from './call.js';
-import { precompilesAfter } from './precompileMoves.js';
 import { usePrecompiles } from '../engine/internals.js';
 import { callBlock, namesPrice, unpricedFees, withBlockOverrides } from './blockContext.js';
 import { engineRejection } from './rejections.js';
@@ -238,7 +237,7 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
   const fields = nextHeader(parent, o, number, opts.validation, common);
   const context = createBlock({ header: fields }, { common, skipConsensusFormatValidation: true, setHardfork: false });
   // Each block starts from its fork's precompiles; its overrides may move or replace some.
-  usePrecompiles(vm.evm, precompilesAfter(vm.evm.precompiles, spec.stateOverrides));
+  usePrecompiles(vm.evm, undefined);
   await applyOverrides(vm, spec.stateOverrides);
   await systemWrites(vm, context);
   const ran: Array<{ result: RunTxResult; tx: TypedTransaction; from: Address; logs: RawLog[] }> = [];
