@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createPublicClient, encodeFunctionData, http, parseEther, type Address, type Hex } from 'viem';
 import { ADDRS, artifact, startTestNode, type TestNode } from '../support/node.js';
+import { parseGenesisFile } from '../../src/chain/core/genesisFile.js';
+import { genesisSettings } from '../../src/lib/genesis.js';
 
 const [A0, A1] = ADDRS as readonly Address[];
 const POOR = '0x00000000000000000000000000000000000005e1' as Address;
@@ -83,6 +85,24 @@ describe('eth_simulateV1', () => {
     assert.match(notPrecompile.error?.message ?? '', /^account 0x[0-9a-fA-F]{40} is not a precompile$/);
     const taken = await n.raw('eth_simulateV1', [{ blockStateCalls: [{ stateOverrides: { [ID]: { movePrecompileToAddress: TO }, [TO]: { balance: '0x1' } } }] }]);
     assert.match(taken.error?.message ?? '', /^account 0x0{34}123456 is already overridden$/);
+  });
+
+  test('before the merge a simulated block keeps its parent\'s difficulty and pays the block reward; from the merge difficulty is 0', async () => {
+    const forks = ['homestead', 'eip150', 'eip155', 'eip158', 'byzantium', 'constantinople', 'petersburg', 'istanbul', 'berlin', 'london'];
+    const config = { chainId: 984, ...Object.fromEntries(forks.map((f) => [`${f}Block`, 0])) };
+    const file = parseGenesisFile(JSON.stringify({ config, difficulty: '0x20000', gasLimit: '0x1c9c380', alloc: {} }));
+    const london = await startTestNode({ chain: genesisSettings(file, undefined) });
+    try {
+      const parent = await london.rpc('eth_getBlockByNumber', ['latest', false]);
+      assert.equal(parent.difficulty, '0x20000');
+      const [sim] = await london.rpc('eth_simulateV1', [{ blockStateCalls: [{}] }]);
+      assert.equal(sim.difficulty, '0x20000');
+      assert.notEqual(sim.stateRoot, parent.stateRoot, 'the miner got the block reward (a genesis file\'s chain pays it)');
+    } finally {
+      await london.close();
+    }
+    const [merged] = await n.rpc('eth_simulateV1', [{ blockStateCalls: [{}] }]);
+    assert.equal(merged.difficulty, '0x0');
   });
 
   test('reverts and EVM errors are per-call results with the spec codes', async () => {

@@ -96,6 +96,8 @@ function nextHeader(parent: Block, o: BlockOverrides, number: bigint, validation
     fields.blobGasUsed = 0n;
   }
   if (common.isActivatedEIP(4788)) fields.parentBeaconBlockRoot = new Uint8Array(32);
+  // Before the merge a simulated block keeps its parent's difficulty (geth's).
+  if (!common.gteHardfork('paris')) fields.difficulty = p.difficulty;
   return withBlockOverrides(fields, o);
 }
 
@@ -264,6 +266,13 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
     gasUsed += result.totalGasSpent;
     if (opts.gasCap !== undefined) opts.gasCap = opts.gasCap > result.totalGasSpent ? opts.gasCap - result.totalGasSpent : 0n;
     ran.push({ result, tx, from, logs });
+  }
+  // Before the merge the miner gets the block reward, as geth's engine pays it (none on a dev chain: see makeCommon).
+  const reward = common.gteHardfork('paris') ? 0n : common.param('minerReward');
+  if (reward > 0n) {
+    const miner = (await vm.stateManager.getAccount(context.header.coinbase)) ?? new Account();
+    miner.balance += reward;
+    await vm.stateManager.putAccount(context.header.coinbase, miner);
   }
   const bloom = new Bloom(undefined, common);
   for (const r of ran) bloom.or(r.result.bloom);
