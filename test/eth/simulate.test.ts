@@ -87,7 +87,7 @@ describe('eth_simulateV1', () => {
     assert.match(taken.error?.message ?? '', /^account 0x0{34}123456 is already overridden$/);
   });
 
-  test('before the merge a simulated block keeps its parent\'s difficulty and pays the block reward; from the merge difficulty is 0', async () => {
+  test('before the merge a simulated block keeps its parent\'s difficulty and pays the block reward; from the merge difficulty is 0; blob gas is counted', async () => {
     const forks = ['homestead', 'eip150', 'eip155', 'eip158', 'byzantium', 'constantinople', 'petersburg', 'istanbul', 'berlin', 'london'];
     const config = { chainId: 984, ...Object.fromEntries(forks.map((f) => [`${f}Block`, 0])) };
     const file = parseGenesisFile(JSON.stringify({ config, difficulty: '0x20000', gasLimit: '0x1c9c380', alloc: {} }));
@@ -103,6 +103,11 @@ describe('eth_simulateV1', () => {
     }
     const [merged] = await n.rpc('eth_simulateV1', [{ blockStateCalls: [{}] }]);
     assert.equal(merged.difficulty, '0x0');
+    assert.equal(merged.blobGasUsed, '0x0');
+    const hashes = ['0x010657f37554c781402a22917dee2f75def7ab966d7b770905398eba3c444014', '0x01' + '11'.repeat(31)];
+    const [blobs] = await n.rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [{ from: A0, to: A1, blobVersionedHashes: hashes }] }] }]);
+    assert.equal(blobs.calls[0].status, '0x1');
+    assert.equal(blobs.blobGasUsed, '0x40000', 'two blobs of 2^17 blob gas');
   });
 
   test('reverts and EVM errors are per-call results with the spec codes', async () => {

@@ -276,9 +276,12 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
   }
   const bloom = new Bloom(undefined, common);
   for (const r of ran) bloom.or(r.result.bloom);
+  // Blob gas of the calls that carry versioned hashes (EIP-4844), as a mined block counts it.
+  const blobGasUsed = common.isActivatedEIP(4844) ? ran.reduce((sum, r) => sum + ('blobVersionedHashes' in r.tx ? BigInt(r.tx.blobVersionedHashes.length) : 0n), 0n) * common.param('blobGasPerBlob') : undefined;
   const header = createBlockHeader(
     {
       ...fields,
+      ...(blobGasUsed !== undefined ? { blobGasUsed } : {}),
       gasUsed,
       stateRoot: await vm.stateManager.getStateRoot(),
       transactionsTrie: await genTransactionsTrieRoot(ran.map((r) => r.tx)),
