@@ -87,7 +87,7 @@ describe('eth_simulateV1', () => {
     assert.match(taken.error?.message ?? '', /^account 0x0{34}123456 is already overridden$/);
   });
 
-  test('before the merge a simulated block keeps its parent\'s difficulty and pays the block reward; from the merge difficulty is 0; blob gas is counted', async () => {
+  test('before the merge a simulated block keeps its parent\'s difficulty and pays the block reward; from the merge difficulty is 0; blob gas is counted, at the blobBaseFee override', async () => {
     const forks = ['homestead', 'eip150', 'eip155', 'eip158', 'byzantium', 'constantinople', 'petersburg', 'istanbul', 'berlin', 'london'];
     const config = { chainId: 984, ...Object.fromEntries(forks.map((f) => [`${f}Block`, 0])) };
     const file = parseGenesisFile(JSON.stringify({ config, difficulty: '0x20000', gasLimit: '0x1c9c380', alloc: {} }));
@@ -108,6 +108,10 @@ describe('eth_simulateV1', () => {
     const [blobs] = await n.rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [{ from: A0, to: A1, blobVersionedHashes: hashes }] }] }]);
     assert.equal(blobs.calls[0].status, '0x1');
     assert.equal(blobs.blobGasUsed, '0x40000', 'two blobs of 2^17 blob gas');
+    // The blobBaseFee block override is what BLOBBASEFEE reads and what blob gas costs.
+    const reader = '0x00000000000000000000000000000000000b10bf';
+    const [fee] = await n.rpc('eth_simulateV1', [{ blockStateCalls: [{ blockOverrides: { blobBaseFee: '0x7' }, stateOverrides: { [reader]: { code: '0x4a5f5260205ff3' } }, calls: [{ from: A0, to: reader }] }] }]);
+    assert.equal(fee.calls[0].returnData, '0x' + '7'.padStart(64, '0'));
   });
 
   test('reverts and EVM errors are per-call results with the spec codes', async () => {

@@ -16,7 +16,7 @@ import { Bloom, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereu
 import { ChainError } from '../core/errors.js';
 import { applyOverrides, asSender, ZERO_ADDRESS } from './call.js';
 import { usePrecompiles } from '../engine/internals.js';
-import { callBlock, namesPrice, unpricedFees, withBlockOverrides } from './blockContext.js';
+import { callBlock, namesPrice, unpricedFees, withBlobBaseFee, withBlockOverrides } from './blockContext.js';
 import { engineRejection } from './rejections.js';
 import { txCommon, txGasCap } from '../engine/common.js';
 import { withFakeSender } from './request.js';
@@ -254,14 +254,15 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
     if (req.gas === undefined && opts.gasCap !== undefined && gas > opts.gasCap) gas = opts.gasCap;
     const fees = namesPrice(req) ? {} : unpricedFees();
     // Versioned hashes without a blob fee cap offer the block's blob gas price, as in eth_call.
-    const blobFee = req.blobVersionedHashes !== undefined && req.maxFeePerBlobGas === undefined && common.isActivatedEIP(4844) ? { maxFeePerBlobGas: context.header.getBlobGasPrice() } : {};
+    const blobFee = req.blobVersionedHashes !== undefined && req.maxFeePerBlobGas === undefined && common.isActivatedEIP(4844) ? { maxFeePerBlobGas: o.blobBaseFee ?? context.header.getBlobGasPrice() } : {};
     const tx = withFakeSender({ ...req, ...fees, ...blobFee, nonce, gas }, common, from);
     // Hashed as geth hashes its simulated transactions: unsigned, every signature value zero.
     const simHash = keccak256(tx.serialize());
     tx.hash = () => simHash;
     await validate(vm, tx, from, context.header, gasUsed, opts.validation, req.gas !== undefined);
     // Without validation a call that pays nothing runs at a zero base fee, as eth_call (geth's NoBaseFee).
-    const runIn = opts.validation ? context : callBlock(common, context, { ...req, ...fees });
+    let runIn = opts.validation ? context : callBlock(common, context, { ...req, ...fees });
+    if (o.blobBaseFee !== undefined && common.isActivatedEIP(4844)) runIn = withBlobBaseFee(runIn, o.blobBaseFee);
     const { result, logs } = await runCall(vm, tx, from, runIn, opts);
     gasUsed += result.totalGasSpent;
     if (opts.gasCap !== undefined) opts.gasCap = opts.gasCap > result.totalGasSpent ? opts.gasCap - result.totalGasSpent : 0n;
