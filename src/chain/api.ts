@@ -22,7 +22,7 @@ import type { ReplayHost } from './exec/replay.js';
 import type { SimBlock, SimBlockSpec, SimOptions } from './exec/simulate.js';
 import type { FeeHistory } from './fees/history.js';
 import type { Fork } from './fork/fork.js';
-import type { ForkConfig } from './forkConfig.js';
+import type { EthConfig } from './forkConfig.js';
 import type { FilterRegistry } from './logs/filters.js';
 import type { LogIndex } from './logs/logIndex.js';
 import type { Mining } from './mining/mining.js';
@@ -78,8 +78,8 @@ export interface ChainReads {
   getProof(address: Address, slots: bigint[], ref: BlockRef): Promise<Proof>;
   /** Account fields (storage root current) and code of `address` at `ref`. */
   getAccountAndCode(address: Address, ref: BlockRef): Promise<{ account: Account; code: Uint8Array }>;
-  /** EIP-7910's description of the fork this chain runs. */
-  forkConfig(): ForkConfig;
+  /** EIP-7910's description of the chain's forks at the head (current, next, last). */
+  ethConfig(): EthConfig;
 }
 
 /** The fee rules as callers see them. */

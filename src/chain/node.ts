@@ -18,7 +18,7 @@ import { deriveAccounts, type DevAccount } from './wallet/accounts.js';
 import { ChainRules } from './engine/common.js';
 import { LiveRules } from './liveRules.js';
 import { createEngine } from './engine/engine.js';
-import { forkConfig, type ForkConfig } from './forkConfig.js';
+import { ethConfig, type EthConfig } from './forkConfig.js';
 import type { SimBlock, SimBlockSpec, SimOptions } from './exec/simulate.js';
 import { fixedSchedule, type ChainConfig, type SupportedHardfork } from './core/config.js';
 import { ChainError } from './core/errors.js';
@@ -303,10 +303,10 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
     return this.store.blob(versionedHashHex.toLowerCase());
   }
 
-  /** EIP-7910's description of the fork this chain runs, from its first local block. */
-  forkConfig(): ForkConfig {
-    const first = this.store.byNumber(this.store.base) ?? this.head;
-    return forkConfig(this.common, this.hardfork, first.block.hash(), first.block.header.timestamp);
+  /** EIP-7910's description of the chain's forks (its genesis: the first local block), at the head. */
+  ethConfig(): EthConfig {
+    const first = (this.store.byNumber(this.store.base) ?? this.head).block, { header } = this.head.block, deposit = this.config.genesis?.config.depositContractAddress;
+    return ethConfig({ schedule: this.rules.schedule, commonOf: (f) => this.rules.of(f) ?? this.common, genesisHash: first.hash(), genesisTime: first.header.timestamp, headNumber: header.number, headTime: header.timestamp, depositContract: typeof deposit === 'string' ? deposit.toLowerCase() : undefined });
   }
 
   // ---------------------------------------------------------------- state (reads.ts)

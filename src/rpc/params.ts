@@ -94,6 +94,7 @@ const accountOverride: Codec<AccountOverride> = struct(
     code: optional(data),
     state: optional(slotMap),
     stateDiff: optional(slotMap),
+    movePrecompileToAddress: optional(address),
   },
   'account override',
 ) as Codec<AccountOverride>;

@@ -11,7 +11,7 @@ import { forkConfig } from '../../src/chain/forkConfig.js';
 test('eth_config\'s blob schedule is the engine\'s, fork by fork', () => {
   for (const hardfork of HARDFORKS) {
     const common = makeCommon(984n, hardfork);
-    const { blobSchedule } = forkConfig(common, hardfork, new Uint8Array(32), 0n);
+    const { blobSchedule } = forkConfig(common, hardfork, { activationTime: 0n, forkId: new Uint8Array(4) });
     if (!isAtLeast(hardfork, 'cancun')) {
       assert.deepEqual(blobSchedule, { baseFeeUpdateFraction: 0, max: 0, target: 0 });
       continue;

@@ -2,9 +2,11 @@
  * A chain whose rules change at blocks (frontier to paris) and at times (shanghai on), as geth's
  * genesis `config` describes one: each block runs the rules of its number and timestamp, and its
  * header gains each fork's fields where geth's does (the base fee from london, the withdrawals root
- * from shanghai, blob gas and the parent beacon root from cancun, the requests hash from prague).
+ * from shanghai, blob gas and the parent beacon root from cancun, the requests hash from prague);
+ * eth_config (EIP-7910) names the current, next and last timed fork with their EIP-2124 fork ids.
  */
 import assert from 'node:assert/strict';
+import { crc32 } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { Transaction, Wallet } from 'ethers';
 import { KEYS, startTestNode, type TestNode } from '../support/node.js';
@@ -57,6 +59,28 @@ describe('a node on a fork schedule', () => {
   });
   after(() => node?.close());
 
+  /** EIP-2124's fork hash: CRC32 of the genesis hash followed by each passed fork's block, then time (uint64 big-endian). */
+  function forkId(genesisHash: string, passed: bigint[]): string {
+    const words = passed.map((n) => Buffer.from(n.toString(16).padStart(16, '0'), 'hex'));
+    return '0x' + (crc32(Buffer.concat([Buffer.from(genesisHash.slice(2), 'hex'), ...words])) >>> 0).toString(16).padStart(8, '0');
+  }
+  const BLOCKS = [2n, 3n, 4n, 5n, 6n, 7n];
+
+  test('eth_config before shanghai: the head\'s fork as current, shanghai next, prague last', async () => {
+    const genesis = (await node.rpc('eth_getBlockByNumber', ['0x0', false])).hash;
+    const { current, next, last } = await node.rpc('eth_config');
+    assert.equal(current.activationTime, 0);
+    assert.equal(current.forkId, forkId(genesis, BLOCKS));
+    assert.deepEqual(current.systemContracts, {});
+    assert.equal(next.activationTime, Number(T0 + 100n));
+    assert.equal(next.forkId, forkId(genesis, [...BLOCKS, T0 + 100n]));
+    assert.equal(next.precompiles.KZG_POINT_EVALUATION, undefined);
+    assert.equal(last.activationTime, Number(T0 + 300n));
+    assert.equal(last.forkId, forkId(genesis, [...BLOCKS, T0 + 100n, T0 + 200n, T0 + 300n]));
+    assert.equal(last.precompiles.BLS12_G1ADD, '0x000000000000000000000000000000000000000b');
+    assert.equal(last.systemContracts.DEPOSIT_CONTRACT_ADDRESS, '0x00000000219ab540356cbb839cbe05303d7705fa');
+  });
+
   test('each block has its fork\'s header fields and receipts', async () => {
     const receipts: any[] = [];
     // Blocks 1 to 8 by number (times T0+1 … T0+8), then one block in each timed fork.
@@ -88,6 +112,17 @@ describe('a node on a fork schedule', () => {
     // Before london the whole gas price goes to the block; from london the base fee is burnt.
     assert.equal(receipts[4].effectiveGasPrice, '0x2540be400');
     assert.equal(receipts[6].effectiveGasPrice, '0x2540be400');
+  });
+
+  test('eth_config at prague: prague current from its time, nothing next', async () => {
+    const genesis = (await node.rpc('eth_getBlockByNumber', ['0x0', false])).hash;
+    const { current, next, last } = await node.rpc('eth_config');
+    assert.equal(current.activationTime, Number(T0 + 300n));
+    assert.equal(current.forkId, forkId(genesis, [...BLOCKS, T0 + 100n, T0 + 200n, T0 + 300n]));
+    assert.deepEqual(current.blobSchedule, { baseFeeUpdateFraction: 5007716, max: 9, target: 6 });
+    assert.equal(current.systemContracts.HISTORY_STORAGE_ADDRESS, '0x0000f90827f1c53a10cb7a02335b175320002935');
+    assert.equal(next, null);
+    assert.equal(last, null);
   });
 
   test('calls and blocks run the rules of their block: PUSH0 from shanghai', async () => {

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createPublicClient, encodeFunctionData, http, parseEther, type Address, type Hex } from 'viem';
 import { ADDRS, artifact, startTestNode, type TestNode } from '../support/node.js';
+import { parseGenesisFile } from '../../src/chain/core/genesisFile.js';
+import { genesisSettings } from '../../src/lib/genesis.js';
 
 const [A0, A1] = ADDRS as readonly Address[];
 const POOR = '0x00000000000000000000000000000000000005e1' as Address;
@@ -59,6 +61,57 @@ describe('eth_simulateV1', () => {
     assert.equal(await n.rpc('eth_blockNumber'), head);
     assert.equal(await n.rpc('eth_getBalance', [A1, 'latest']), balance);
     assert.equal(await n.rpc('eth_getStorageAt', [storage, '0x0', 'latest']), '0x' + '0'.repeat(64));
+  });
+
+  test('movePrecompileToAddress moves a precompile for its block only (and in eth_call for the call); moving a non-precompile is refused', async () => {
+    const ID = '0x0000000000000000000000000000000000000004';
+    const TO = '0x0000000000000000000000000000000000123456';
+    const calls = [
+      { from: A0, to: TO, input: '0x1234' },
+      { from: A0, to: ID, input: '0x1234' },
+    ];
+    const [moved, after] = await n.rpc('eth_simulateV1', [{ blockStateCalls: [{ stateOverrides: { [ID]: { movePrecompileToAddress: TO } }, calls }, { calls }] }]);
+    assert.deepEqual(moved.calls.map((c: any) => c.returnData), ['0x1234', '0x'], 'the identity runs at its new address, not at 0x04');
+    assert.deepEqual(after.calls.map((c: any) => c.returnData), ['0x', '0x1234'], 'the next block has the fork\'s precompiles again');
+    assert.equal(await n.rpc('eth_call', [{ to: ID, data: '0x1234' }, 'latest']), '0x1234', 'the chain is untouched');
+    // eth_call takes the same override, for that call only.
+    assert.equal(await n.rpc('eth_call', [{ to: TO, data: '0x1234' }, 'latest', { [ID]: { movePrecompileToAddress: TO } }]), '0x1234');
+    assert.equal(await n.rpc('eth_call', [{ to: ID, data: '0x1234' }, 'latest', { [ID]: { movePrecompileToAddress: TO } }]), '0x');
+    assert.equal(await n.rpc('eth_call', [{ to: ID, data: '0x1234' }, 'latest', { [ID]: { code: '0x' } }]), '0x', 'an overridden precompile address is no longer one');
+    assert.equal(await n.rpc('eth_call', [{ to: TO, data: '0x1234' }, 'latest']), '0x');
+    assert.equal(await n.rpc('eth_call', [{ to: ID, data: '0x1234' }, 'latest', { [A1]: { balance: '0x1' } }]), '0x1234');
+    const notPrecompile = await n.raw('eth_simulateV1', [{ blockStateCalls: [{ stateOverrides: { [A1]: { movePrecompileToAddress: TO } } }] }]);
+    assert.equal(notPrecompile.error?.code, -32000);
+    assert.match(notPrecompile.error?.message ?? '', /^account 0x[0-9a-fA-F]{40} is not a precompile$/);
+    const taken = await n.raw('eth_simulateV1', [{ blockStateCalls: [{ stateOverrides: { [ID]: { movePrecompileToAddress: TO }, [TO]: { balance: '0x1' } } }] }]);
+    assert.match(taken.error?.message ?? '', /^account 0x0{34}123456 is already overridden$/);
+  });
+
+  test('before the merge a simulated block keeps its parent\'s difficulty and pays the block reward; from the merge difficulty is 0; blob gas is counted, at the blobBaseFee override', async () => {
+    const forks = ['homestead', 'eip150', 'eip155', 'eip158', 'byzantium', 'constantinople', 'petersburg', 'istanbul', 'berlin', 'london'];
+    const config = { chainId: 984, ...Object.fromEntries(forks.map((f) => [`${f}Block`, 0])) };
+    const file = parseGenesisFile(JSON.stringify({ config, difficulty: '0x20000', gasLimit: '0x1c9c380', alloc: {} }));
+    const london = await startTestNode({ chain: genesisSettings(file, undefined) });
+    try {
+      const parent = await london.rpc('eth_getBlockByNumber', ['latest', false]);
+      assert.equal(parent.difficulty, '0x20000');
+      const [sim] = await london.rpc('eth_simulateV1', [{ blockStateCalls: [{}] }]);
+      assert.equal(sim.difficulty, '0x20000');
+      assert.notEqual(sim.stateRoot, parent.stateRoot, 'the miner got the block reward (a genesis file\'s chain pays it)');
+    } finally {
+      await london.close();
+    }
+    const [merged] = await n.rpc('eth_simulateV1', [{ blockStateCalls: [{}] }]);
+    assert.equal(merged.difficulty, '0x0');
+    assert.equal(merged.blobGasUsed, '0x0');
+    const hashes = ['0x010657f37554c781402a22917dee2f75def7ab966d7b770905398eba3c444014', '0x01' + '11'.repeat(31)];
+    const [blobs] = await n.rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [{ from: A0, to: A1, blobVersionedHashes: hashes }] }] }]);
+    assert.equal(blobs.calls[0].status, '0x1');
+    assert.equal(blobs.blobGasUsed, '0x40000', 'two blobs of 2^17 blob gas');
+    // The blobBaseFee block override is what BLOBBASEFEE reads and what blob gas costs.
+    const reader = '0x00000000000000000000000000000000000b10bf';
+    const [fee] = await n.rpc('eth_simulateV1', [{ blockStateCalls: [{ blockOverrides: { blobBaseFee: '0x7' }, stateOverrides: { [reader]: { code: '0x4a5f5260205ff3' } }, calls: [{ from: A0, to: reader }] }] }]);
+    assert.equal(fee.calls[0].returnData, '0x' + '7'.padStart(64, '0'));
   });
 
   test('reverts and EVM errors are per-call results with the spec codes', async () => {

@@ -5,9 +5,7 @@
  */
 const TOTAL_DIFFICULTY = "node-rpc's blocks carry totalDifficulty, as anvil's and the hardhat node's do; geth no longer gives the field";
 const REVERT_CODE = 'a revert is -32000 with the revert data (the node\'s error code for reverts, as the hardhat node answers); geth answers 3';
-const BLOB_SENDING = 'the node does not take blob transactions yet (sending them is the next issue)';
 const BUILD_BLOCK = 'testing_buildBlockV1 is not served: it builds a payload for a consensus client without adding it to the chain';
-const MOVE_PRECOMPILE = 'movePrecompileToAddress (a state override that moves a precompile) is not supported';
 
 export const KNOWN: Record<string, string> = {
   'eth_getBlockByHash/get-block-by-hash': TOTAL_DIFFICULTY,
@@ -22,24 +20,10 @@ export const KNOWN: Record<string, string> = {
   'eth_getBlockByNumber/get-safe': TOTAL_DIFFICULTY,
   'eth_call/call-revert-abi-error': REVERT_CODE,
   'eth_call/call-revert-abi-panic': REVERT_CODE,
-  'eth_config/get-config': "eth_config describes the next block's fork with the first block's time and a fork id of the genesis hash alone; under a fork schedule geth gives the fork's own activation time and the EIP-2124 fork id over the forks passed",
-  'eth_estimateGas/estimate-with-eip4844': BLOB_SENDING,
-  'eth_sendRawTransaction/send-blob-tx': BLOB_SENDING,
   'testing_buildBlockV1/build-block-empty-transactions': BUILD_BLOCK,
   'testing_buildBlockV1/build-block-from-mempool': BUILD_BLOCK,
   'testing_buildBlockV1/build-block-invalid-transaction': BUILD_BLOCK,
   'testing_buildBlockV1/build-block-with-transactions': BUILD_BLOCK,
-  'eth_simulateV1/ethSimulate-move-ecrecover-and-call-old-and-new': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-move-ecrecover-and-call': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-move-ecrecover-twice-and-call': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-move-to-address-itself-reference-38022': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-move-two-non-precompiles-accounts-to-same': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-override-ecrecover': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-override-identity': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-override-sha256': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-try-to-move-non-precompile': MOVE_PRECOMPILE,
-  'eth_simulateV1/ethSimulate-blobs': 'simulated blob transactions: their blob gas is not counted in the block (blob transactions are the next issue)',
-  'eth_simulateV1/ethSimulate-empty-with-block-num-set-firstblock': 'a simulated block numbered before the merge gets difficulty 0, geth gives it the chain\'s difficulty',
   'eth_simulateV1/ethSimulate-overflow-nonce': 'a nonce of 2^64-1 is refused (-32603) where geth runs the call and wraps the nonce',
-  'eth_simulateV1/ethSimulate-use-as-many-features-as-possible': 'in its tenth block six calls fail (out of gas, no logs returned) before one that logs: geth numbers that log 0x6, node-rpc 0x0 (geth\'s index counts something of the failed calls)',
+  'eth_simulateV1/ethSimulate-use-as-many-features-as-possible': 'in its tenth block six calls fail (out of gas, no logs returned) before one that logs: geth numbers that log 0x6, node-rpc 0x0 (geth\'s index counts every log emitted, those of failed frames included)',
 };

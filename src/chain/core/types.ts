@@ -121,5 +121,7 @@ export interface AccountOverride {
   state?: Array<[Uint8Array, Uint8Array]>;
   /** Patch individual slots. */
   stateDiff?: Array<[Uint8Array, Uint8Array]>;
+  /** Move the precompile at this address to another (eth_simulateV1; see exec/precompileMoves.ts). */
+  movePrecompileToAddress?: Address;
 }
 export type StateOverrides = Array<[Address, AccountOverride]>;

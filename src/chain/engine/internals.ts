@@ -4,7 +4,7 @@
  * sets a hook one of the dependency patches reads (test/architecture/structure.test.ts checks).
  * What each function relies on is written beside it, so a dependency update knows what to check.
  */
-import type { EVMInterface, EVMResult } from '@ethereumjs/evm';
+import type { EVMInterface, EVMResult, PrecompileFunc } from '@ethereumjs/evm';
 import type { SstoreWatch } from './loop/types.js';
 
 /** A frame's run state, as an execution result carries it (`execResult.runState`). */
@@ -53,4 +53,20 @@ export async function watchSstores<T>(evm: EVMInterface, fn: () => Promise<T>): 
   } finally {
     (evm as { sstoreWatch?: SstoreWatch }).sstoreWatch = undefined;
   }
+}
+
+/**
+ * Make the EVM run `precompiles` (by unprefixed lowercase address) in place of its fork's, or its
+ * fork's again when undefined. Only what runs at an address changes: runTx still warms the fork's
+ * precompiles (`evm.precompiles`), as geth warms its rules' precompiles whatever an override moved.
+ * Relies on: the EVM finds a frame's precompile (and CALL's gas its existence) through
+ * `getPrecompile(address)`, a method an own property replaces.
+ */
+export function usePrecompiles(evm: EVMInterface, precompiles: ReadonlyMap<string, PrecompileFunc> | undefined): void {
+  const target = evm as unknown as { getPrecompile?: (a: unknown) => PrecompileFunc | undefined };
+  if (precompiles === undefined) {
+    delete target.getPrecompile;
+    return;
+  }
+  target.getPrecompile = (a: unknown) => precompiles.get(typeof a === 'string' ? a.slice(2).padStart(40, '0').toLowerCase() : (a as { toString(): string }).toString().slice(2).toLowerCase());
 }

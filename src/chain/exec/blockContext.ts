@@ -94,3 +94,14 @@ export function withBlockOverrides(fields: HeaderData, o: BlockOverrides): Heade
 export function overriddenBlock(block: Block, o: BlockOverrides): Block {
   return createBlock({ header: withBlockOverrides(headerFields(block.header), o) }, { common: block.common, skipConsensusFormatValidation: true });
 }
+
+/**
+ * `block` with its blob base fee set to `fee` (eth_simulateV1's `blobBaseFee` override, geth's
+ * BlockContext.BlobBaseFee): what its calls pay per blob gas and what BLOBBASEFEE reads, both of
+ * which ethereumjs takes from `header.getBlobGasPrice()`.
+ */
+export function withBlobBaseFee(block: Block, fee: bigint): Block {
+  const b = createBlock({ header: headerFields(block.header) }, { common: block.common, skipConsensusFormatValidation: true, setHardfork: false, freeze: false });
+  b.header.getBlobGasPrice = () => fee;
+  return b;
+}

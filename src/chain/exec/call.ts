@@ -13,6 +13,8 @@ import { engineRejection, feesOf, runChecked } from './rejections.js';
 import { leanCall } from './lean.js';
 import { withFakeSender } from './request.js';
 import { revertMessage } from './revertData.js';
+import { precompilesAfter } from './precompileMoves.js';
+import { usePrecompiles } from '../engine/internals.js';
 import type { StateOverrides, TxRequest } from '../core/types.js';
 
 export interface CallOutcome {
@@ -23,9 +25,12 @@ export interface CallOutcome {
 
 export const ZERO_ADDRESS = new Address(new Uint8Array(20));
 
-/** Apply geth-style state overrides on the VM's current (checkpointed) state. */
+/** Apply geth-style state overrides on the VM's current (checkpointed) state and precompiles. */
 export async function applyOverrides(vm: VM, overrides: StateOverrides | undefined): Promise<void> {
   if (!overrides) return;
+  // Moved or overridden precompiles (geth's rules, precompileMoves.ts); `discarding` puts the fork's back.
+  const precompiles = precompilesAfter(vm.evm.precompiles, overrides);
+  if (precompiles !== undefined) usePrecompiles(vm.evm, precompiles);
   const sm = vm.stateManager;
   for (const [address, o] of overrides) {
     if (o.state && o.stateDiff) throw new ChainError(`account ${address} has both 'state' and 'stateDiff'`, undefined, -32602);
@@ -100,6 +105,7 @@ export async function discarding<T>(
     return await use({ tx, from, run });
   } finally {
     await vm.evm.journal.revert();
+    if (options.prepare !== undefined) usePrecompiles(vm.evm, undefined);
   }
 }
 

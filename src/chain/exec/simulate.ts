@@ -15,7 +15,8 @@ import { Account, Address, bigIntToBytes, bytesToHex, createAddressFromString, h
 import { Bloom, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ChainError } from '../core/errors.js';
 import { applyOverrides, asSender, ZERO_ADDRESS } from './call.js';
-import { callBlock, namesPrice, unpricedFees, withBlockOverrides } from './blockContext.js';
+import { usePrecompiles } from '../engine/internals.js';
+import { callBlock, namesPrice, unpricedFees, withBlobBaseFee, withBlockOverrides } from './blockContext.js';
 import { engineRejection } from './rejections.js';
 import { txCommon, txGasCap } from '../engine/common.js';
 import { withFakeSender } from './request.js';
@@ -95,6 +96,8 @@ function nextHeader(parent: Block, o: BlockOverrides, number: bigint, validation
     fields.blobGasUsed = 0n;
   }
   if (common.isActivatedEIP(4788)) fields.parentBeaconBlockRoot = new Uint8Array(32);
+  // Before the merge a simulated block keeps its parent's difficulty (geth's).
+  if (!common.gteHardfork('paris')) fields.difficulty = p.difficulty;
   return withBlockOverrides(fields, o);
 }
 
@@ -235,6 +238,8 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
   const o = spec.blockOverrides ?? {};
   const fields = nextHeader(parent, o, number, opts.validation, common);
   const context = createBlock({ header: fields }, { common, skipConsensusFormatValidation: true, setHardfork: false });
+  // Each block starts from its fork's precompiles; its overrides may move or replace some.
+  usePrecompiles(vm.evm, undefined);
   await applyOverrides(vm, spec.stateOverrides);
   await systemWrites(vm, context);
   const ran: Array<{ result: RunTxResult; tx: TypedTransaction; from: Address; logs: RawLog[] }> = [];
@@ -249,24 +254,35 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
     if (req.gas === undefined && opts.gasCap !== undefined && gas > opts.gasCap) gas = opts.gasCap;
     const fees = namesPrice(req) ? {} : unpricedFees();
     // Versioned hashes without a blob fee cap offer the block's blob gas price, as in eth_call.
-    const blobFee = req.blobVersionedHashes !== undefined && req.maxFeePerBlobGas === undefined && common.isActivatedEIP(4844) ? { maxFeePerBlobGas: context.header.getBlobGasPrice() } : {};
+    const blobFee = req.blobVersionedHashes !== undefined && req.maxFeePerBlobGas === undefined && common.isActivatedEIP(4844) ? { maxFeePerBlobGas: o.blobBaseFee ?? context.header.getBlobGasPrice() } : {};
     const tx = withFakeSender({ ...req, ...fees, ...blobFee, nonce, gas }, common, from);
     // Hashed as geth hashes its simulated transactions: unsigned, every signature value zero.
     const simHash = keccak256(tx.serialize());
     tx.hash = () => simHash;
     await validate(vm, tx, from, context.header, gasUsed, opts.validation, req.gas !== undefined);
     // Without validation a call that pays nothing runs at a zero base fee, as eth_call (geth's NoBaseFee).
-    const runIn = opts.validation ? context : callBlock(common, context, { ...req, ...fees });
+    let runIn = opts.validation ? context : callBlock(common, context, { ...req, ...fees });
+    if (o.blobBaseFee !== undefined && common.isActivatedEIP(4844)) runIn = withBlobBaseFee(runIn, o.blobBaseFee);
     const { result, logs } = await runCall(vm, tx, from, runIn, opts);
     gasUsed += result.totalGasSpent;
     if (opts.gasCap !== undefined) opts.gasCap = opts.gasCap > result.totalGasSpent ? opts.gasCap - result.totalGasSpent : 0n;
     ran.push({ result, tx, from, logs });
   }
+  // Before the merge the miner gets the block reward, as geth's engine pays it (none on a dev chain: see makeCommon).
+  const reward = common.gteHardfork('paris') ? 0n : common.param('minerReward');
+  if (reward > 0n) {
+    const miner = (await vm.stateManager.getAccount(context.header.coinbase)) ?? new Account();
+    miner.balance += reward;
+    await vm.stateManager.putAccount(context.header.coinbase, miner);
+  }
   const bloom = new Bloom(undefined, common);
   for (const r of ran) bloom.or(r.result.bloom);
+  // Blob gas of the calls that carry versioned hashes (EIP-4844), as a mined block counts it.
+  const blobGasUsed = common.isActivatedEIP(4844) ? ran.reduce((sum, r) => sum + ('blobVersionedHashes' in r.tx ? BigInt(r.tx.blobVersionedHashes.length) : 0n), 0n) * common.param('blobGasPerBlob') : undefined;
   const header = createBlockHeader(
     {
       ...fields,
+      ...(blobGasUsed !== undefined ? { blobGasUsed } : {}),
       gasUsed,
       stateRoot: await vm.stateManager.getStateRoot(),
       transactionsTrie: await genTransactionsTrieRoot(ran.map((r) => r.tx)),
@@ -343,6 +359,7 @@ export async function simulate(vm: VM, base: Block, specs: SimBlockSpec[], opts:
     await simulateAll(vm, base, specs, opts, out, simulated);
   } finally {
     evm.blockchain = history;
+    usePrecompiles(evm, undefined);
   }
   return out;
 }

@@ -2,6 +2,7 @@
 import { bytesToHex, createZeroAddress, type Address } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Calls, ChainReads, Fees, PoolReads, Submit } from '../../chain/api.js';
+import type { ForkConfig } from '../../chain/forkConfig.js';
 import { sendRawTransactionSync, sendTransactionSync } from '../../chain/pool/sendSync.js';
 import { signMessage, signTypedData } from '../../chain/wallet/signing.js';
 import { parseTypedData, type TypedData } from '../../chain/wallet/typedData.js';
@@ -119,11 +120,11 @@ export function ethMethods(node: ChainReads & Fees & PoolReads & Calls & Submit)
     method('eth_accounts', [], () => node.accounts.map((a) => addr(a.address))),
     method('eth_requestAccounts', [], () => node.accounts.map((a) => addr(a.address))),
     method('eth_protocolVersion', [], () => '0x41'),
-    /** EIP-7910: the fork this chain runs (from genesis; no later fork is scheduled). */
+    /** EIP-7910: the fork the head runs, the next scheduled one and the last one (null when none is to come). */
     method('eth_config', [], () => {
-      const c = node.forkConfig();
-      const current = { activationTime: c.activationTime, blobSchedule: c.blobSchedule, chainId: qty(c.chainId), forkId: hex(c.forkId), precompiles: c.precompiles, systemContracts: c.systemContracts };
-      return { current, next: null, last: null };
+      const show = (c: ForkConfig | null) => c && { activationTime: c.activationTime, blobSchedule: c.blobSchedule, chainId: qty(c.chainId), forkId: hex(c.forkId), precompiles: c.precompiles, systemContracts: c.systemContracts };
+      const { current, next, last } = node.ethConfig();
+      return { current: show(current), next: show(next), last: show(last) };
     }),
 
     // ------------------------------------------------------------ fees
