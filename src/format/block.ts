@@ -1,4 +1,7 @@
-/** Blocks as eth_getBlockBy* and newHeads show them. */
+/**
+ * Blocks as eth_getBlockBy* and newHeads show them. No `totalDifficulty`: geth and the execution-apis
+ * spec dropped it (anvil and the hardhat node still give it).
+ */
 import type { BlockHeader } from '@ethereumjs/block';
 import type { StoredBlock } from '../chain/core/types.js';
 import { addr, hex, jsonOnce, qty, type RawJson } from './hex.js';
@@ -49,7 +52,6 @@ export function formatBlock(b: StoredBlock, fullTxs: boolean): object {
   }
   const out: Record<string, unknown> = {
     ...formatHeader(b),
-    totalDifficulty: '0x0',
     size: qty(size),
     uncles: [],
     transactions: fullTxs ? b.txs.map(formatMinedTx) : b.txs.map((t) => t.hashHex),

@@ -76,8 +76,13 @@ export function otsMethods(node: ChainReads & Tracing): MethodDef[] {
   });
   /** Blocks holding transactions, newest first, from `hi` down to `lo`. */
   const blocksDown = (lo: bigint, hi: bigint): StoredBlock[] => node.realBlocks(lo, hi).filter((b) => b.txs.length > 0).reverse();
+  /**
+   * A block as Otterscan reads it: anvil's and Erigon's shape, `totalDifficulty` included (Otterscan's
+   * block page parses it as a number and fails without it), though eth_getBlockBy* no longer carry it.
+   */
+  const otsBlock = (b: StoredBlock) => ({ ...formatBlock(b, false), totalDifficulty: '0x0' }) as Record<string, unknown>;
   const details = (b: StoredBlock) => {
-    const { transactions, ...block } = formatBlock(b, false) as Record<string, unknown>;
+    const { transactions, ...block } = otsBlock(b);
     void transactions;
     return { ...block, transactionCount: b.txs.length };
   };
@@ -170,7 +175,7 @@ export function otsMethods(node: ChainReads & Tracing): MethodDef[] {
     /** A block header by number (Otterscan reads headers through it). */
     method('erigon_getHeaderByNumber', [blockNumber], (n) => {
       const b = node.block({ kind: 'number', number: n });
-      return b ? formatBlock(b, false) : null;
+      return b ? otsBlock(b) : null;
     }),
   ];
 

@@ -46,10 +46,8 @@ const payload: Codec<{ blockStateCalls: SimBlockSpec[]; validation: boolean; tra
 };
 
 function formatSimBlock(b: SimBlock, fullTxs: boolean): object {
-  // A simulated block has no total difficulty (geth gives none; mined blocks carry anvil's).
-  const { totalDifficulty: _, ...block } = formatBlock(b.stored, fullTxs) as Record<string, unknown>;
   return {
-    ...block,
+    ...formatBlock(b.stored, fullTxs),
     calls: b.calls.map((c) => {
       const out: Record<string, unknown> = {
         status: qty(c.status),
