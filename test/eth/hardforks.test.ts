@@ -240,6 +240,8 @@ for (const fork of FORKS) {
           const [lastA, lastB] = [a, b].map((t: any) => t.structLogs[t.structLogs.length - 1]);
           assert.equal(lastA.op, lastB.op, `${what}: the opcode the fork lacks`);
           if (lastA.op !== 'INVALID') assert.equal(lastA.gasCost, 0, `${what}: geth's cost of an undefined opcode`);
+          const call = await ours.rpc('debug_traceTransaction', [hash(what)[0], { tracer: 'callTracer' }]);
+          assert.equal(call.error, `invalid opcode: ${lastA.op}`, `${what}: geth's error names the byte`);
         }
       }
     });
