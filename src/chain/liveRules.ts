@@ -6,6 +6,7 @@
 import type { Common } from '@ethereumjs/common';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { ChainRules } from './engine/common.js';
+import type { ForkSchedule } from './core/config.js';
 
 export class LiveRules {
   /** The one VM of a chain that runs one fork; undefined on a schedule. */
@@ -27,11 +28,11 @@ export class LiveRules {
     return new LiveRules(rules, vms);
   }
 
-  /** The same rules and VMs for chain id `chainId` (anvil_setChainId). */
-  withChainId(chainId: bigint): Promise<LiveRules> {
+  /** Rules and VMs over the same state for chain id `chainId` and `schedule` (anvil_setChainId, a reset to another upstream). */
+  with(chainId: bigint, schedule: ForkSchedule): Promise<LiveRules> {
     const r = this.rules;
     const any = this.vms.values().next().value!;
-    return LiveRules.of(new ChainRules(chainId, r.schedule, r.codeSizeLimit, r.blockRewards), any.stateManager, any.blockchain);
+    return LiveRules.of(new ChainRules(chainId, schedule, r.codeSizeLimit, r.blockRewards), any.stateManager, any.blockchain);
   }
 
   /** The VM of the rules block `number` at `timestamp` runs. */

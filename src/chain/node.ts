@@ -411,12 +411,14 @@ export class DevNode implements ChainFeed, ChainReads, FeeReads, PoolReads, Call
 
   /** anvil_setChainId: new transactions are signed and checked for `chainId`. */
   async setChainId(chainId: bigint, client?: Client): Promise<void> {
-    await this.lock.run(async () => {
-      const live = await this.live.withChainId(chainId);
-      // Both at once: a read in between sees the old rules or the new, never a mix.
-      this.config.chainId = chainId;
-      this.live = live;
-    }, client);
+    await this.lock.run(() => this.useRules(chainId, this.config), client);
+  }
+  /** Under the lock: chain `chainId` runs `r`'s schedule, or its hardfork from genesis on (also a reset to another upstream). */
+  async useRules(chainId: bigint, r: Pick<ChainConfig, 'hardfork' | 'schedule'>): Promise<void> {
+    const live = await this.live.with(chainId, r.schedule ?? fixedSchedule(r.hardfork));
+    // All at once: a read in between sees the old rules or the new, never a mix.
+    Object.assign(this.config, { chainId, hardfork: r.hardfork, schedule: r.schedule });
+    this.live = live;
   }
 
   /** Stop timers (interval mining); the node is unusable afterwards. */

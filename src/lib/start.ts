@@ -1,8 +1,8 @@
 /** Boot a dev node and serve it: used by `node-rpc dev` and by the tests. */
 import { CallWorkers } from '../chain/exec/offload/pool.js';
 import type { ChainConfig } from '../chain/core/config.js';
-import { defaultConfig, lastFork } from '../chain/core/config.js';
-import { knownSchedule } from '../chain/engine/common.js';
+import { defaultConfig } from '../chain/core/config.js';
+import { rulesOfChain } from '../chain/engine/common.js';
 import { Fork, type ForkOptions } from '../chain/fork/fork.js';
 import { DevNode } from '../chain/node.js';
 import type { CallBounds } from '../chain/exec/bounds.js';
@@ -211,6 +211,5 @@ export async function startDev(options: StartOptions = {}): Promise<Running> {
  */
 function forkRules(fork: Fork, chain: Partial<ChainConfig> | undefined): Partial<ChainConfig> {
   if (chain?.hardfork !== undefined || chain?.schedule !== undefined) return {};
-  const schedule = knownSchedule(fork.chainId);
-  return schedule === undefined ? {} : { schedule, hardfork: lastFork(schedule) };
+  return { rulesOfFork: true, ...rulesOfChain(fork.chainId) };
 }

@@ -13,7 +13,7 @@ export type { StepView, Frame, FrameResult, LogEvent, TxStartContext, TxEndConte
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
 import { memorySlice, wordToAddressHex } from './hex.js';
-import type { StepView, Frame, FrameResult, Tracer, DriverTarget } from './hooks.js';
+import { opcodeByte, type StepView, type Frame, type FrameResult, type Tracer, type DriverTarget } from './hooks.js';
 import { memoryCopy } from '../chain/engine/internals.js';
 import {
   OP,
@@ -64,7 +64,7 @@ function gethError(error: string, frame: Frame): string {
     case 'invalid JUMP':
       return 'invalid jump destination';
     case 'invalid opcode':
-      return `invalid opcode: ${opName(frame.lastOp)}`;
+      return `invalid opcode: ${opName(frame.lastStep === undefined ? frame.lastOp : opcodeByte(frame.lastStep, frame))}`;
     case 'revert':
       return 'execution reverted';
     case 'static state change':

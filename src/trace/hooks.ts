@@ -3,7 +3,7 @@ import type { Message } from '@ethereumjs/evm';
 import type { StateManagerInterface } from '@ethereumjs/common';
 import type { Account, Address } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import type { FrameType } from './opcodes.js';
+import { OP, type FrameType } from './opcodes.js';
 
 /** The part of an ethereumjs step the tracers read (a synthesized STOP provides the same). */
 export interface StepView {
@@ -18,6 +18,18 @@ export interface StepView {
   address: Address;
   account?: Account;
   stateManager: StateManagerInterface;
+}
+
+/**
+ * The byte a step runs: ethereumjs gives an opcode the fork lacks as INVALID (0xfe), geth's struct
+ * logs and errors name the byte itself (`PUSH0` before shanghai, `opcode 0xc not defined`), so
+ * such a step reads it from its frame's code.
+ */
+export function opcodeByte(step: StepView, frame: Frame): number {
+  const code = step.opcode.code;
+  if (code !== OP.INVALID) return code;
+  const bytes = frame.msg?.code;
+  return bytes instanceof Uint8Array && step.pc < bytes.length ? bytes[step.pc] : code;
 }
 
 /** A call frame as geth's OnEnter describes it. */

@@ -2,6 +2,7 @@
 import { ChainError } from '../chain/core/errors.js';
 import type { StructLoggerOptions } from './config.js';
 import type { Frame, FrameResult, StepView, Tracer, TxEndContext } from './driver.js';
+import { opcodeByte } from './hooks.js';
 import { bytesToWord, hashHex, hexBytes } from './hex.js';
 import { OP, opName } from './opcodes.js';
 
@@ -80,7 +81,7 @@ export class StructLogger implements Tracer {
     if (this.logs.length >= this.maxSteps) throw new TraceLimitError(this.maxSteps);
 
     const code = step.opcode.code;
-    const entry: StructLogEntry = { pc: step.pc, op: opName(code), gas: Number(step.gasLeft), gasCost: Number(cost), depth: frame.depth };
+    const entry: StructLogEntry = { pc: step.pc, op: opName(code === OP.INVALID ? opcodeByte(step, frame) : code), gas: Number(step.gasLeft), gasCost: Number(cost), depth: frame.depth };
     const stack = step.stack;
     if (!opts.disableStack) {
       // Most steps change only the top of the stack: words equal to the previous step's at the

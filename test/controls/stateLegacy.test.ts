@@ -65,4 +65,25 @@ describe("this node's first state format", () => {
       await Promise.all([a.close(), b.close()]);
     }
   });
+
+  test('each block is read under the rules of its own number and time', async () => {
+    const doc = JSON.parse(readFileSync(FIXTURE, 'utf8'));
+    const plain = await startTestNode({ loadState: FIXTURE, chain: { hardfork: 'prague' } });
+    const at = async (k: number) => BigInt((await block(plain, k)).timestamp);
+    const [genesis, third] = [await at(0), await at(3)];
+    await plain.close();
+    // Prague from the file's genesis on: the same chain, every block read under prague.
+    const same = await startTestNode({ loadState: FIXTURE, chain: { hardfork: 'prague', schedule: { forks: [{ fork: 'cancun', block: 0n }, { fork: 'prague', time: genesis }] } } });
+    try {
+      assert.equal((await block(same, 'latest')).hash, doc.head.hash);
+    } finally {
+      await same.close();
+    }
+    // Prague only from block 3's time on: the blocks before are read under cancun, which has no
+    // requests hash, so the file (written under prague from genesis) is refused naming the first.
+    await assert.rejects(
+      startTestNode({ loadState: FIXTURE, chain: { hardfork: 'prague', schedule: { forks: [{ fork: 'cancun', block: 0n }, { fork: 'prague', time: third }] } } }),
+      /blocks\[0\]\.rlp is not a valid block/,
+    );
+  });
 });

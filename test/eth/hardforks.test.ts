@@ -232,10 +232,17 @@ for (const fork of FORKS) {
         assert.equal(a.failed, b.failed, `${what}: failed`);
         if (!sstore && what !== 'selfdestruct') assert.equal(a.gas, b.gas, `${what}: gas`);
         assert.equal(a.gas, Number(sent.find((s) => s.what === what)!.receipts[0].gasUsed), `${what}: the trace's gas is the receipt's`);
-        // An opcode the fork lacks halts the run: ethereumjs names it INVALID at no cost, anvil by its
-        // later name at its later price; every step before it must agree.
+        // An opcode the fork lacks halts the run: geth and anvil name it by its byte's name; geth
+        // logs it at no cost (an undefined opcode has no constant gas), anvil at its later price.
         const upTo = (t: any) => (t.failed ? steps(t).slice(0, -1) : steps(t));
         if (!sstore) assert.deepEqual(upTo(a), upTo(b), `${what}: steps`);
+        if (a.failed && what.startsWith('run ')) {
+          const [lastA, lastB] = [a, b].map((t: any) => t.structLogs[t.structLogs.length - 1]);
+          assert.equal(lastA.op, lastB.op, `${what}: the opcode the fork lacks`);
+          if (lastA.op !== 'INVALID') assert.equal(lastA.gasCost, 0, `${what}: geth's cost of an undefined opcode`);
+          const call = await ours.rpc('debug_traceTransaction', [hash(what)[0], { tracer: 'callTracer' }]);
+          assert.equal(call.error, `invalid opcode: ${lastA.op}`, `${what}: geth's error names the byte`);
+        }
       }
     });
 

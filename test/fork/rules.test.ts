@@ -111,3 +111,63 @@ describe('a fork runs the rules of its fork block', () => {
     assert.equal(await runs(n, CODE.tstore, 'latest'), true);
   });
 });
+
+describe('anvil_reset to another upstream picks the rules again', () => {
+  let mainnet: TestNode;
+  let other: TestNode;
+  let proxy: RpcProxy;
+  const nodes: TestNode[] = [];
+  const fork = async (url: string, chain: Record<string, unknown> = {}): Promise<TestNode> => {
+    const n = await startTestNode({ chain, fork: { url, retries: 2, backoffMs: 20, timeoutMs: 5000 } });
+    nodes.push(n);
+    return n;
+  };
+  const runs = async (n: TestNode, code: string, block: string): Promise<boolean> => (await n.raw('eth_call', [{ to: AT }, block, { [AT]: { code } }])).error === undefined;
+
+  before(async () => {
+    mainnet = await startTestNode({ chain: { chainId: 1n } });
+    other = await startTestNode({ chain: { chainId: 137n } });
+    await mainnet.rpc('evm_mine');
+    proxy = await mainnetAt(mainnet, 15_000_000n, 1_655_000_000n);
+  });
+  after(async () => {
+    for (const n of nodes) await n.close();
+    await proxy?.close();
+    await mainnet?.close();
+    await other?.close();
+  });
+
+  test('from a chain of unknown forks to mainnet at block 15,000,000: london\'s rules there, mainnet\'s schedule after', async () => {
+    const n = await fork(other.url);
+    assert.equal(await runs(n, CODE.tstore, 'latest'), true);
+    assert.equal(await n.rpc('anvil_reset', [{ forking: { jsonRpcUrl: proxy.url } }]), null);
+    assert.equal(await n.rpc('eth_chainId'), '0x1', 'the chain id follows the upstream');
+    assert.equal(n.node.config.schedule?.forks[0].fork, 'chainstart');
+    assert.equal(await runs(n, CODE.basefee, '0xe4e1c0'), true, 'BASEFEE (london) at the fork block');
+    assert.equal(await runs(n, CODE.push0, '0xe4e1c0'), false, 'no PUSH0 (shanghai) at the fork block');
+    await n.rpc('evm_mine');
+    assert.equal(await runs(n, CODE.tstore, 'latest'), false, 'no TSTORE in a local block');
+    assert.equal((await n.rpc('anvil_nodeInfo')).hardFork, 'ArrowGlacier');
+  });
+
+  test('from mainnet at block 15,000,000 to a chain of unknown forks: the default, as a start there', async () => {
+    const n = await fork(proxy.url);
+    assert.equal(await runs(n, CODE.push0, 'latest'), false);
+    await n.rpc('hardhat_reset', [{ forking: { jsonRpcUrl: other.url } }]);
+    assert.equal(await n.rpc('eth_chainId'), '0x89');
+    assert.equal(n.node.config.schedule, undefined);
+    assert.equal(n.node.config.hardfork, 'bpo2');
+    assert.equal(await runs(n, CODE.tstore, 'latest'), true);
+    await n.rpc('evm_mine');
+    assert.equal(await runs(n, CODE.tstore, 'latest'), true);
+    assert.equal((await n.rpc('anvil_nodeInfo')).hardFork, 'Bpo2');
+  });
+
+  test('--hardfork stays through a reset to another upstream', async () => {
+    const n = await fork(other.url, { hardfork: 'cancun' });
+    await n.rpc('anvil_reset', [{ forking: { jsonRpcUrl: proxy.url } }]);
+    assert.equal(n.node.config.schedule, undefined);
+    assert.equal(await runs(n, CODE.tstore, '0xe4e1c0'), true);
+    assert.equal((await n.rpc('anvil_nodeInfo')).hardFork, 'Cancun');
+  });
+});

@@ -11,6 +11,8 @@ import { askingClient, type Client, type Lock } from '../core/lock.js';
 import type { OwnerRecords, Owners } from '../core/owner.js';
 import type { StoredBlock, TxRequest } from '../core/types.js';
 import type { ForkLink } from '../engine/forkState.js';
+import { rulesOfChain } from '../engine/common.js';
+import type { ChainConfig } from '../core/config.js';
 import type { Fork } from '../fork/fork.js';
 import type { Head } from '../head/head.js';
 import type { PendingTx } from '../pool/txpool.js';
@@ -22,12 +24,13 @@ export interface HistoryHost {
   readonly owners: Owners;
   readonly chainHead: Head;
   readonly forkLink: ForkLink<Fork>;
-  readonly config: { readonly chainId: bigint };
+  readonly config: Pick<ChainConfig, 'chainId' | 'hardfork' | 'schedule' | 'rulesOfFork'>;
   readonly accounts: readonly DevAccount[];
   stateRootOf(at: StoredBlock): Uint8Array;
   /** Write block 0: a fresh genesis, or the fork point of `fork`. */
   genesis(fork?: Fork): Promise<void>;
-  setChainId(chainId: bigint, client?: Client): Promise<void>;
+  /** Under the lock: run these rules for chain `chainId`. */
+  useRules(chainId: bigint, rules: Pick<ChainConfig, 'hardfork' | 'schedule'>): Promise<void>;
 }
 
 /** Mines a block of exactly the given transactions (anvil_reorg). */
@@ -140,7 +143,9 @@ export class History {
    * forking): every owner resets (blocks, pool, time, impersonation and block settings are
    * cleared; the mining mode stays), snapshots are forgotten, the chain id stays. With `fork`, the
    * new genesis is that fork point (a re-fork); without, a forked chain stops forking. A chain id
-   * that was the old upstream's becomes the new upstream's.
+   * that was the old upstream's becomes the new upstream's. A fork started without `--hardfork`
+   * picks its rules again, as a start would: the new upstream's chain's (a known chain's schedule,
+   * else the default); without `fork`, the default.
    */
   async reset(fork?: Fork): Promise<void> {
     const old = this.n.forkLink.fork;
@@ -154,9 +159,11 @@ export class History {
       await this.n.owners.reset();
       this.n.forkLink.fork = fork;
       if (old !== undefined && old !== fork) old.close();
+      const chainId = followChainId ? fork.chainId : this.n.config.chainId;
+      if (this.n.config.rulesOfFork === true) await this.n.useRules(chainId, rulesOfChain(fork?.chainId));
+      else if (followChainId) await this.n.useRules(chainId, this.n.config);
       await this.n.genesis(fork);
       this.n.chainHead.announceReset();
     }, client);
-    if (followChainId) await this.n.setChainId(fork.chainId, client);
   }
 }

@@ -5,7 +5,8 @@
  */
 import { createBlockFromRLP } from '@ethereumjs/block';
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
-import { Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
+import { RLP } from '@ethereumjs/rlp';
+import { Address, bytesToBigInt, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import { parsePool } from '../pool/poolFile.js';
 import { withRecordedSender } from '../exec/request.js';
 import type { RawLog, Receipt, StoredBlock } from '../core/types.js';
@@ -90,7 +91,11 @@ function decodeBlock(
   const rlp = bytesAt(o.rlp, `${where}.rlp`, fail);
   let block;
   try {
-    block = createBlockFromRLP(rlp, { common: node.common, skipConsensusFormatValidation: true });
+    // Each block under the rules of its own number and time (its header's fields), as the current format reads them.
+    const header = (RLP.decode(rlp) as unknown as Uint8Array[][])[0];
+    if (!Array.isArray(header) || header.length < 12) throw new Error('its header is not a list of header fields');
+    const common = node.rules.at(bytesToBigInt(header[8]), bytesToBigInt(header[11]));
+    block = createBlockFromRLP(rlp, { common, skipConsensusFormatValidation: true });
   } catch (err) {
     return fail(`${where}.rlp is not a valid block: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -106,7 +111,7 @@ function decodeBlock(
       if (!equalsBytes(raw.hash(), info.hash)) fail(`${where}: transaction ${index} hashes to ${bytesToHex(raw.hash())}, not ${bytesToHex(info.hash)}`);
     } else {
       // Sent without a signature by an impersonated sender: hash and sender come from the document.
-      tx = withRecordedSender(createTxFromRLP(raw.serialize(), { common: node.common, freeze: false }), info.from, info.hash);
+      tx = withRecordedSender(createTxFromRLP(raw.serialize(), { common: block.common, freeze: false }), info.from, info.hash);
     }
     const hashHex = bytesToHex(info.hash);
     const r = receipts.get(hashHex) ?? fail(`${where}: transaction ${hashHex} has no receipt`);

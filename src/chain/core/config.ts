@@ -21,6 +21,8 @@ export interface ChainConfig {
   hardfork: SupportedHardfork;
   /** When each fork begins (a genesis file's config, a known chain's forks); undefined: `hardfork` from genesis on. */
   schedule?: ForkSchedule;
+  /** A fork started without `hardfork` or `schedule`: the rules come from the upstream's chain, and a reset to another upstream picks them again. */
+  rulesOfFork?: boolean;
   /** Blocks before paris pay their miner the fork's reward (a chain of real blocks); default none, as anvil's. */
   blockRewards?: boolean;
   /** Genesis timestamp (seconds); defaults to now. */

@@ -20,7 +20,7 @@ import { createBlockHeader } from '@ethereumjs/block';
 import { Common, Holesky, Hoodi, Mainnet, Sepolia, createCustomCommon, type ChainConfig as ChainParams } from '@ethereumjs/common';
 import { createTx } from '@ethereumjs/tx';
 import { MAX_RLP_BLOCK_SIZE } from '@ethereumjs/util';
-import { HARDFORKS, forkAt, isAtLeast, lastFork, type BlobParams, type ForkSchedule, type ForkStart, type SupportedHardfork } from '../core/config.js';
+import { HARDFORKS, LATEST_HARDFORK, forkAt, isAtLeast, lastFork, type BlobParams, type ForkSchedule, type ForkStart, type SupportedHardfork } from '../core/config.js';
 import { ecrecover, ecsign } from './secp256k1.js';
 import { keccak256 } from '../core/keccak.js';
 import { lazyKzg } from './kzg.js';
@@ -203,6 +203,12 @@ const KNOWN_CHAINS = new Map<bigint, ChainParams>([Mainnet, Sepolia, Holesky, Ho
 /** The name of a chain whose fork schedule this node knows (mainnet, sepolia, holesky, hoodi), else undefined. */
 export function knownChainName(chainId: bigint): string | undefined {
   return KNOWN_CHAINS.get(chainId)?.name;
+}
+
+/** The rules a fork of chain `chainId` runs without `--hardfork`: a known chain's schedule, else (or not forking) the default fork from genesis on. */
+export function rulesOfChain(chainId: bigint | undefined): { hardfork: SupportedHardfork; schedule: ForkSchedule | undefined } {
+  const schedule = chainId === undefined ? undefined : knownSchedule(chainId);
+  return { hardfork: schedule === undefined ? LATEST_HARDFORK : lastFork(schedule), schedule };
 }
 
 /**
