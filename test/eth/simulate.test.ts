@@ -217,6 +217,9 @@ describe('eth_simulateV1', () => {
     assert.deepEqual(traced.map((c) => c.logs.length), [0, 0, 1]);
     assert.equal(traced[2]!.logs[0]!.logIndex, '0x2');
     assert.equal(traced[2]!.logs[0]!.address, LOGGER);
+    // A call that names no gas gets the rest of the block: a failing one spends it all, and a next call naming gas is past the block's limit (-38015, as geth).
+    const full = await n.raw('eth_simulateV1', [{ blockStateCalls: [{ stateOverrides: { [LOGFAIL]: { code: '0x60006000a0fe' } }, calls: [{ from: A0, to: LOGFAIL }, { from: A0, to: A1, gas: '0x5208' }] }] }]);
+    assert.equal(full.error?.code, -38015);
   });
 
   test('a sender nonce of 2^64-1 runs without validation and wraps to 0 (geth\'s); validated, and as a real transaction, it is refused', async () => {

@@ -102,6 +102,8 @@ function nextHeader(parent: Block, o: BlockOverrides, number: bigint, validation
 /** Checks a transaction must pass to be included, as typed errors (validation mode). */
 async function validate(vm: VM, tx: TypedTransaction, from: Address, header: Block['header'], gasUsed: bigint, validation: boolean, namedGas: boolean): Promise<void> {
   if (tx.getIntrinsicGas() > tx.gasLimit) fail(-38013, `intrinsic gas too low: have ${tx.gasLimit}, want ${tx.getIntrinsicGas()}`);
+  // geth holds a call's gas to what is left of the block in both modes.
+  if (gasUsed + tx.gasLimit > header.gasLimit) fail(-38015, `block gas limit reached: ${gasUsed} used, ${tx.gasLimit} more, limit ${header.gasLimit}`);
   const account = (await vm.stateManager.getAccount(from)) ?? new Account();
   if (!validation) {
     // geth buys the call's gas in both modes: the sender must hold what it pays and sends.
@@ -120,7 +122,6 @@ async function validate(vm: VM, tx: TypedTransaction, from: Address, header: Blo
   if (cap < baseFee) fail(-38012, `max fee per gas less than block base fee: address ${from.toString()}, maxFeePerGas: ${cap}, baseFee: ${baseFee}`);
   const cost = tx.gasLimit * cap + tx.value;
   if (account.balance < cost) fail(-38014, `insufficient funds for gas * price + value: address ${from.toString()} have ${account.balance} want ${cost}`);
-  if (gasUsed + tx.gasLimit > header.gasLimit) fail(-38015, `block gas limit reached: ${gasUsed} used, ${tx.gasLimit} more, limit ${header.gasLimit}`);
 }
 
 /** The call's error object (spec: 3 for reverts, -32015 for other EVM errors). */
