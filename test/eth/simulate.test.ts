@@ -194,6 +194,7 @@ describe('eth_simulateV1', () => {
       const [block] = await n.rpc('eth_simulateV1', [
         {
           traceTransfers,
+          returnFullTransactions: true,
           blockStateCalls: [
             {
               stateOverrides: { [LOGFAIL]: { code: '0x60006000a0fe' }, [LOGGER]: { code: '0x60006000a000' } },
@@ -206,6 +207,9 @@ describe('eth_simulateV1', () => {
           ],
         },
       ]);
+      // A call whose frame failed runs again to count its logs: its effects are still taken once.
+      const nonces = block.transactions.map((t: { nonce: string }) => BigInt(t.nonce));
+      assert.deepEqual(nonces, [nonces[0], nonces[0] + 1n, nonces[0] + 2n]);
       return block.calls as Array<{ status: string; logs: Array<{ address: string; logIndex: string }> }>;
     };
     const plain = await run(false);

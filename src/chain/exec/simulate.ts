@@ -7,7 +7,7 @@
  */
 import { Block, createBlock, createBlockHeader, genTransactionsTrieRoot, type HeaderData } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import type { EVM } from '@ethereumjs/evm';
+import type { EVM, EVMResult } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx';
@@ -133,25 +133,54 @@ function callError(result: RunTxResult): SimCallError | undefined {
 }
 
 async function runCall(vm: VM, tx: TypedTransaction, from: Address, block: Block, opts: SimOptions): Promise<{ result: RunTxResult } & TracedLogs> {
-  // Every simulated call is traced: the block's log numbers count the logs failed frames emitted.
-  const trace = new LogTrace(opts.traceTransfers);
   const events = vm.evm.events;
+  const journal = vm.evm.journal;
+  if (!opts.traceTransfers && events) {
+    // First with only the frames' outcomes watched: when every frame succeeds the call's logs are
+    // all it emitted, in order. When one failed, the logs it dropped still count in geth's
+    // numbering: the call runs again, from the same state, with its steps followed.
+    let failed = false;
+    const onResult = (r: EVMResult): void => {
+      if (r.execResult.exceptionError !== undefined) failed = true;
+    };
+    await journal.checkpoint();
+    events.on('afterMessage', onResult);
+    try {
+      const result = await runOnce(vm, tx, from, block, opts);
+      if (!failed) {
+        await journal.commit();
+        const real = (result.execResult.logs ?? []) as RawLog[];
+        return { result, logs: real.map((log, at) => ({ log, at })), emitted: real.length };
+      }
+    } catch (err) {
+      await journal.revert();
+      throw err;
+    } finally {
+      events.off('afterMessage', onResult);
+    }
+    await journal.revert();
+  }
+  const trace = new LogTrace(opts.traceTransfers);
   events?.on('beforeMessage', trace.onMessage);
   events?.on('afterMessage', trace.onResult);
   events?.on('step', trace.onStep);
   try {
-    // `validate` has checked the call the spec's way; anything ethereumjs still refuses is reported as it says.
-    const result = await asSender(vm, from, () =>
-      runTx(vm, { tx, block, skipBalance: !opts.validation, skipNonce: !opts.validation, skipBlockGasLimitValidation: !opts.validation, skipHardForkValidation: true }),
-    ).catch((err: unknown) => {
-      throw engineRejection(err);
-    });
+    const result = await runOnce(vm, tx, from, block, opts);
     return { result, ...trace.merge((result.execResult.logs ?? []) as RawLog[]) };
   } finally {
     events?.off('beforeMessage', trace.onMessage);
     events?.off('afterMessage', trace.onResult);
     events?.off('step', trace.onStep);
   }
+}
+
+function runOnce(vm: VM, tx: TypedTransaction, from: Address, block: Block, opts: SimOptions): Promise<RunTxResult> {
+  // `validate` has checked the call the spec's way; anything ethereumjs still refuses is reported as it says.
+  return asSender(vm, from, () =>
+    runTx(vm, { tx, block, skipBalance: !opts.validation, skipNonce: !opts.validation, skipBlockGasLimitValidation: !opts.validation, skipHardForkValidation: true }),
+  ).catch((err: unknown) => {
+    throw engineRejection(err);
+  });
 }
 
 async function receiptsRoot(receipts: Array<{ result: RunTxResult; tx: TypedTransaction }>): Promise<Uint8Array> {
