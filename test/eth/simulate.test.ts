@@ -186,6 +186,63 @@ describe('eth_simulateV1', () => {
     assert.equal(ok.baseFeePerGas, '0x0', 'no base fee without validation');
   });
 
+  test('log numbers count every log the block emitted, those of failed calls and frames included (geth\'s)', async () => {
+    // LOGFAIL logs then hits INVALID; LOGGER logs and stops (21000 + 6 + 375 gas: one less fails at its LOG0, which then emits nothing).
+    const LOGFAIL = '0x00000000000000000000000000000000000010f0';
+    const LOGGER = '0x00000000000000000000000000000000000010f1';
+    const run = async (traceTransfers: boolean) => {
+      const [block] = await n.rpc('eth_simulateV1', [
+        {
+          traceTransfers,
+          returnFullTransactions: true,
+          blockStateCalls: [
+            {
+              stateOverrides: { [LOGFAIL]: { code: '0x60006000a0fe' }, [LOGGER]: { code: '0x60006000a000' } },
+              calls: [
+                { from: A0, to: LOGFAIL, value: '0x1', gas: '0x7530' },
+                { from: A0, to: LOGGER, gas: '0x5384' },
+                { from: A0, to: LOGGER },
+              ],
+            },
+          ],
+        },
+      ]);
+      // A call whose frame failed runs again to count its logs: its effects are still taken once.
+      const nonces = block.transactions.map((t: { nonce: string }) => BigInt(t.nonce));
+      assert.deepEqual(nonces, [nonces[0], nonces[0] + 1n, nonces[0] + 2n]);
+      return block.calls as Array<{ status: string; logs: Array<{ address: string; logIndex: string }> }>;
+    };
+    const plain = await run(false);
+    assert.deepEqual(plain.map((c) => c.status), ['0x0', '0x0', '0x1']);
+    assert.deepEqual(plain.map((c) => c.logs.length), [0, 0, 1]);
+    assert.equal(plain[2]!.logs[0]!.logIndex, '0x1', 'the failed call\'s log is counted, the LOG0 that ran out of gas is not');
+    // Traced, the failed call's transfer log is counted as well.
+    const traced = await run(true);
+    assert.deepEqual(traced.map((c) => c.logs.length), [0, 0, 1]);
+    assert.equal(traced[2]!.logs[0]!.logIndex, '0x2');
+    assert.equal(traced[2]!.logs[0]!.address, LOGGER);
+    // A call that names no gas gets the rest of the block: a failing one spends it all, and a next call naming gas is past the block's limit (-38015, as geth).
+    const full = await n.raw('eth_simulateV1', [{ blockStateCalls: [{ stateOverrides: { [LOGFAIL]: { code: '0x60006000a0fe' } }, calls: [{ from: A0, to: LOGFAIL }, { from: A0, to: A1, gas: '0x5208' }] }] }]);
+    assert.equal(full.error?.code, -38015);
+  });
+
+  test('a sender nonce of 2^64-1 runs without validation and wraps to 0 (geth\'s); validated, and as a real transaction, it is refused', async () => {
+    const SENDER = '0x00000000000000000000000000000000000010f2';
+    const calls = [{ from: SENDER, to: A1 }, { from: SENDER, to: A1 }, { from: SENDER, to: A1 }];
+    const overrides = { [SENDER]: { nonce: '0xffffffffffffffff' } };
+    const [block] = await n.rpc('eth_simulateV1', [{ returnFullTransactions: true, blockStateCalls: [{ stateOverrides: overrides, calls }] }]);
+    assert.deepEqual(block.calls.map((c: { status: string }) => c.status), ['0x1', '0x1', '0x1']);
+    assert.deepEqual(block.transactions.map((t: { nonce: string }) => t.nonce), ['0xffffffffffffffff', '0x0', '0x1']);
+    assert.equal(new Set(block.transactions.map((t: { hash: string }) => t.hash)).size, 3);
+    // No prevRandao override: zero, whatever the parent's.
+    assert.equal(block.mixHash, '0x' + '0'.repeat(64));
+    const validated = await n.raw('eth_simulateV1', [{ validation: true, blockStateCalls: [{ stateOverrides: overrides, calls: [{ from: SENDER, to: A1, nonce: '0xffffffffffffffff', maxFeePerGas: '0x174876e800' }] }] }]);
+    assert.equal(validated.error?.code, -32603);
+    assert.match(validated.error?.message ?? '', /nonce has max value/);
+    const sent = await n.raw('eth_sendTransaction', [{ from: A0, to: A1, nonce: '0xffffffffffffffff' }]);
+    assert.ok(sent.error, 'a transaction with nonce 2^64-1 is refused');
+  });
+
   test('viem simulateCalls', async () => {
     const { results } = await client.simulateCalls({ account: A0, calls: [{ to: A1, value: 1n }, { to: storage, abi: artifact('Storage').abi, functionName: 'number' }] });
     assert.deepEqual(results.map((r) => r.status), ['success', 'success']);

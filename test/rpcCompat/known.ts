@@ -13,6 +13,4 @@ export const KNOWN: Record<string, string> = {
   'testing_buildBlockV1/build-block-from-mempool': BUILD_BLOCK,
   'testing_buildBlockV1/build-block-invalid-transaction': BUILD_BLOCK,
   'testing_buildBlockV1/build-block-with-transactions': BUILD_BLOCK,
-  'eth_simulateV1/ethSimulate-overflow-nonce': 'a nonce of 2^64-1 is refused (-32603) where geth runs the call and wraps the nonce',
-  'eth_simulateV1/ethSimulate-use-as-many-features-as-possible': 'in its tenth block six calls fail (out of gas, no logs returned) before one that logs: geth numbers that log 0x6, node-rpc 0x0 (geth\'s index counts every log emitted, those of failed frames included)',
 };

@@ -5,13 +5,13 @@
  * balance, fees, block gas); without, they run as eth_call runs them. With `traceTransfers`, every
  * ether transfer shows as an ERC-20 `Transfer` log of the address 0xeeee…eeee.
  */
-import { createBlock, createBlockHeader, genTransactionsTrieRoot, type Block, type HeaderData } from '@ethereumjs/block';
+import { Block, createBlock, createBlockHeader, genTransactionsTrieRoot, type HeaderData } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import type { EVM, InterpreterStep, Message, EVMResult } from '@ethereumjs/evm';
+import type { EVM, EVMResult } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx';
-import { Account, Address, bigIntToBytes, bytesToHex, createAddressFromString, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { Account, Address, MAX_UINT64, bigIntToBytes, bytesToHex, createAddressFromString, createWithdrawal, setLengthLeft } from '@ethereumjs/util';
 import { Bloom, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ChainError } from '../core/errors.js';
 import { applyOverrides, asSender, ZERO_ADDRESS } from './call.js';
@@ -25,6 +25,7 @@ import { revertMessage } from './revertData.js';
 import { receiptOf } from './receipt.js';
 import type { BlockOverrides, MinedTx, RawLog, StateOverrides, StoredBlock, TxRequest } from '../core/types.js';
 import { feeCap } from '../fees/rules.js';
+import { LogTrace, type TracedLogs } from './simLogs.js';
 
 /** geth's limits: blocks per request, and seconds between blocks when the caller gives no time. */
 export const MAX_SIMULATE_BLOCKS = 256;
@@ -69,10 +70,6 @@ export interface SimBlock {
   calls: SimCall[];
 }
 
-/** The address transfer logs are emitted from, and their topic (keccak of `Transfer(address,address,uint256)`). */
-const TRANSFER_EMITTER = hexToBytes('0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee');
-const TRANSFER_TOPIC = hexToBytes('0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef');
-
 const fail = (code: number, message: string): never => {
   throw new ChainError(message, undefined, code);
 };
@@ -86,7 +83,8 @@ function nextHeader(parent: Block, o: BlockOverrides, number: bigint, validation
     timestamp: p.timestamp + TIME_STEP * (number - p.number),
     gasLimit: p.gasLimit,
     coinbase: p.coinbase,
-    mixHash: p.mixHash,
+    // geth takes no prevRandao from the parent: a simulated block's is zero unless overridden.
+    mixHash: new Uint8Array(32),
   };
   // The next base fee is worked out only when the overrides do not set it.
   if (common.isActivatedEIP(1559)) fields.baseFeePerGas = o.baseFeePerGas ?? (validation ? p.calcNextBaseFee() : 0n);
@@ -104,6 +102,8 @@ function nextHeader(parent: Block, o: BlockOverrides, number: bigint, validation
 /** Checks a transaction must pass to be included, as typed errors (validation mode). */
 async function validate(vm: VM, tx: TypedTransaction, from: Address, header: Block['header'], gasUsed: bigint, validation: boolean, namedGas: boolean): Promise<void> {
   if (tx.getIntrinsicGas() > tx.gasLimit) fail(-38013, `intrinsic gas too low: have ${tx.gasLimit}, want ${tx.getIntrinsicGas()}`);
+  // geth holds a call's gas to what is left of the block in both modes.
+  if (gasUsed + tx.gasLimit > header.gasLimit) fail(-38015, `block gas limit reached: ${gasUsed} used, ${tx.gasLimit} more, limit ${header.gasLimit}`);
   const account = (await vm.stateManager.getAccount(from)) ?? new Account();
   if (!validation) {
     // geth buys the call's gas in both modes: the sender must hold what it pays and sends.
@@ -122,69 +122,6 @@ async function validate(vm: VM, tx: TypedTransaction, from: Address, header: Blo
   if (cap < baseFee) fail(-38012, `max fee per gas less than block base fee: address ${from.toString()}, maxFeePerGas: ${cap}, baseFee: ${baseFee}`);
   const cost = tx.gasLimit * cap + tx.value;
   if (account.balance < cost) fail(-38014, `insufficient funds for gas * price + value: address ${from.toString()} have ${account.balance} want ${cost}`);
-  if (gasUsed + tx.gasLimit > header.gasLimit) fail(-38015, `block gas limit reached: ${gasUsed} used, ${tx.gasLimit} more, limit ${header.gasLimit}`);
-}
-
-/**
- * Follows a call's frames to place ether transfers among its logs: a frame's log opcodes and
- * sub-calls are recorded in order; frames that fail drop out with their logs and transfers.
- */
-class TransferTrace {
-  private readonly stack: Frame[] = [];
-  root: Frame | undefined;
-
-  readonly onMessage = (m: Message): void => {
-    const frame: Frame = { items: [], ok: true };
-    if (m.value > 0n && !m.delegatecall) frame.transfer = { from: m.caller, to: m.to, value: m.value };
-    const parent = this.stack[this.stack.length - 1];
-    if (parent) parent.items.push(frame);
-    else this.root = frame;
-    this.stack.push(frame);
-  };
-
-  readonly onResult = (r: EVMResult): void => {
-    const frame = this.stack.pop();
-    if (!frame) return;
-    frame.ok = r.execResult.exceptionError === undefined;
-    if (frame.transfer && frame.transfer.to === undefined) frame.transfer.to = r.createdAddress;
-  };
-
-  readonly onStep = (s: InterpreterStep): void => {
-    // LOG0..LOG4 that run to completion add one log to their frame.
-    if (s.opcode.code >= 0xa0 && s.opcode.code <= 0xa4) this.stack[this.stack.length - 1]?.items.push('log');
-    // SELFDESTRUCT sends the frame's whole balance to the address on top of the stack (a transfer log too, as geth's).
-    else if (s.opcode.code === 0xff && s.account.balance > 0n) {
-      const to = new Address(setLengthLeft(bigIntToBytes(s.stack[s.stack.length - 1]), 32).subarray(12));
-      this.stack[this.stack.length - 1]?.items.push({ items: [], ok: true, transfer: { from: s.address, to, value: s.account.balance } });
-    }
-  };
-
-  /** The call's logs in emission order, transfer logs placed where the transfers happened. */
-  merge(real: RawLog[]): RawLog[] {
-    const out: RawLog[] = [];
-    let next = 0;
-    const walk = (f: Frame) => {
-      if (f.transfer?.to) out.push(transferLog(f.transfer.from, f.transfer.to, f.transfer.value));
-      for (const item of f.items) {
-        if (item === 'log') {
-          if (next < real.length) out.push(real[next++]);
-        } else if (item.ok) walk(item);
-      }
-    };
-    if (this.root?.ok) walk(this.root);
-    while (next < real.length) out.push(real[next++]);
-    return out;
-  }
-}
-
-interface Frame {
-  transfer?: { from: Address; to?: Address; value: bigint };
-  items: Array<'log' | Frame>;
-  ok: boolean;
-}
-
-function transferLog(from: Address, to: Address, value: bigint): RawLog {
-  return [TRANSFER_EMITTER, [TRANSFER_TOPIC, setLengthLeft(from.bytes, 32), setLengthLeft(to.bytes, 32)], setLengthLeft(bigIntToBytes(value), 32)];
 }
 
 /** The call's error object (spec: 3 for reverts, -32015 for other EVM errors). */
@@ -195,30 +132,55 @@ function callError(result: RunTxResult): SimCallError | undefined {
   return { code: -32015, message: e };
 }
 
-async function runCall(vm: VM, tx: TypedTransaction, from: Address, block: Block, opts: SimOptions): Promise<{ result: RunTxResult; logs: RawLog[] }> {
-  const trace = opts.traceTransfers ? new TransferTrace() : undefined;
+async function runCall(vm: VM, tx: TypedTransaction, from: Address, block: Block, opts: SimOptions): Promise<{ result: RunTxResult } & TracedLogs> {
   const events = vm.evm.events;
-  if (trace && events) {
-    events.on('beforeMessage', trace.onMessage);
-    events.on('afterMessage', trace.onResult);
-    events.on('step', trace.onStep);
-  }
-  try {
-    // `validate` has checked the call the spec's way; anything ethereumjs still refuses is reported as it says.
-    const result = await asSender(vm, from, () =>
-      runTx(vm, { tx, block, skipBalance: !opts.validation, skipNonce: !opts.validation, skipBlockGasLimitValidation: !opts.validation, skipHardForkValidation: true }),
-    ).catch((err: unknown) => {
-      throw engineRejection(err);
-    });
-    const real = (result.execResult.logs ?? []) as RawLog[];
-    return { result, logs: trace ? trace.merge(real) : real };
-  } finally {
-    if (trace && events) {
-      events.off('beforeMessage', trace.onMessage);
-      events.off('afterMessage', trace.onResult);
-      events.off('step', trace.onStep);
+  const journal = vm.evm.journal;
+  if (!opts.traceTransfers && events) {
+    // First with only the frames' outcomes watched: when every frame succeeds the call's logs are
+    // all it emitted, in order. When one failed, the logs it dropped still count in geth's
+    // numbering: the call runs again, from the same state, with its steps followed.
+    let failed = false;
+    const onResult = (r: EVMResult): void => {
+      if (r.execResult.exceptionError !== undefined) failed = true;
+    };
+    await journal.checkpoint();
+    events.on('afterMessage', onResult);
+    try {
+      const result = await runOnce(vm, tx, from, block, opts);
+      if (!failed) {
+        await journal.commit();
+        const real = (result.execResult.logs ?? []) as RawLog[];
+        return { result, logs: real.map((log, at) => ({ log, at })), emitted: real.length };
+      }
+    } catch (err) {
+      await journal.revert();
+      throw err;
+    } finally {
+      events.off('afterMessage', onResult);
     }
+    await journal.revert();
   }
+  const trace = new LogTrace(opts.traceTransfers);
+  events?.on('beforeMessage', trace.onMessage);
+  events?.on('afterMessage', trace.onResult);
+  events?.on('step', trace.onStep);
+  try {
+    const result = await runOnce(vm, tx, from, block, opts);
+    return { result, ...trace.merge((result.execResult.logs ?? []) as RawLog[]) };
+  } finally {
+    events?.off('beforeMessage', trace.onMessage);
+    events?.off('afterMessage', trace.onResult);
+    events?.off('step', trace.onStep);
+  }
+}
+
+function runOnce(vm: VM, tx: TypedTransaction, from: Address, block: Block, opts: SimOptions): Promise<RunTxResult> {
+  // `validate` has checked the call the spec's way; anything ethereumjs still refuses is reported as it says.
+  return asSender(vm, from, () =>
+    runTx(vm, { tx, block, skipBalance: !opts.validation, skipNonce: !opts.validation, skipBlockGasLimitValidation: !opts.validation, skipHardForkValidation: true }),
+  ).catch((err: unknown) => {
+    throw engineRejection(err);
+  });
 }
 
 async function receiptsRoot(receipts: Array<{ result: RunTxResult; tx: TypedTransaction }>): Promise<Uint8Array> {
@@ -242,7 +204,7 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
   usePrecompiles(vm.evm, undefined);
   await applyOverrides(vm, spec.stateOverrides);
   await systemWrites(vm, context);
-  const ran: Array<{ result: RunTxResult; tx: TypedTransaction; from: Address; logs: RawLog[] }> = [];
+  const ran: Array<{ result: RunTxResult; tx: TypedTransaction; from: Address } & TracedLogs> = [];
   let gasUsed = 0n;
   for (const req of spec.calls) {
     const from = req.from ?? ZERO_ADDRESS;
@@ -255,7 +217,7 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
     const fees = namesPrice(req) ? {} : unpricedFees();
     // Versioned hashes without a blob fee cap offer the block's blob gas price, as in eth_call.
     const blobFee = req.blobVersionedHashes !== undefined && req.maxFeePerBlobGas === undefined && common.isActivatedEIP(4844) ? { maxFeePerBlobGas: o.blobBaseFee ?? context.header.getBlobGasPrice() } : {};
-    const tx = withFakeSender({ ...req, ...fees, ...blobFee, nonce, gas }, common, from);
+    const tx = simTx({ ...req, ...fees, ...blobFee, nonce, gas }, common, from, opts.validation);
     // Hashed as geth hashes its simulated transactions: unsigned, every signature value zero.
     const simHash = keccak256(tx.serialize());
     tx.hash = () => simHash;
@@ -263,10 +225,11 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
     // Without validation a call that pays nothing runs at a zero base fee, as eth_call (geth's NoBaseFee).
     let runIn = opts.validation ? context : callBlock(common, context, { ...req, ...fees });
     if (o.blobBaseFee !== undefined && common.isActivatedEIP(4844)) runIn = withBlobBaseFee(runIn, o.blobBaseFee);
-    const { result, logs } = await runCall(vm, tx, from, runIn, opts);
+    const { result, logs, emitted } = await runCall(vm, tx, from, runIn, opts);
+    await wrapNonce(vm, from);
     gasUsed += result.totalGasSpent;
     if (opts.gasCap !== undefined) opts.gasCap = opts.gasCap > result.totalGasSpent ? opts.gasCap - result.totalGasSpent : 0n;
-    ran.push({ result, tx, from, logs });
+    ran.push({ result, tx, from, logs, emitted });
   }
   // Before the merge the miner gets the block reward, as geth's engine pays it (none on a dev chain: see makeCommon).
   const reward = common.gteHardfork('paris') ? 0n : common.param('minerReward');
@@ -292,14 +255,15 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
     { common, skipConsensusFormatValidation: true, setHardfork: false },
   );
   const withdrawals = o.withdrawals?.map((w) => ({ index: w.index, validatorIndex: w.validatorIndex, address: w.address, amount: w.amount }));
-  // createBlock makes each transaction again: with txCommon, as the calls were made (a call without validation may exceed EIP-7825's cap).
-  const block = createBlock({ header, transactions: ran.map((r) => r.tx), withdrawals: common.isActivatedEIP(4895) ? (withdrawals ?? []) : undefined }, { common: txCommon(common), skipConsensusFormatValidation: true, setHardfork: false });
+  // The block holds the calls' own transactions (made with txCommon; one may carry a nonce of 2^64-1, which createBlock would refuse to make again).
+  const block = new Block(header, ran.map((r) => r.tx), [], common.isActivatedEIP(4895) ? (withdrawals ?? []).map(createWithdrawal) : undefined, { common: txCommon(common), skipConsensusFormatValidation: true, setHardfork: false });
   const hash = block.hash();
   const stored: StoredBlock = { block, number, hash, hashHex: bytesToHex(hash), txs: [] };
   const calls: SimCall[] = [];
+  // geth numbers a block's logs by emission, counting those of failed frames and calls.
   let logIndex = 0;
   let cumulative = 0n;
-  ran.forEach(({ result, tx, from, logs }, index) => {
+  ran.forEach(({ result, tx, from, logs, emitted }, index) => {
     cumulative += result.totalGasSpent;
     const receipt = receiptOf(tx, result, header.baseFeePerGas, cumulative, logIndex);
     const hashBytes = tx.hash();
@@ -313,9 +277,10 @@ async function simulateBlock(vm: VM, parent: Block, spec: SimBlockSpec, number: 
       returnData: error ? new Uint8Array() : result.execResult.returnValue,
       gasUsed: result.totalGasSpent,
       maxUsedGas: peakGas(tx, from, result),
-      logs: error ? [] : logs.map((log) => ({ log, index: logIndex++ })),
+      logs: error ? [] : logs.map(({ log, at }) => ({ log, index: logIndex + at })),
       error,
     });
+    logIndex += emitted;
   });
   return { stored, calls };
 }
@@ -380,6 +345,29 @@ async function simulateAll(vm: VM, base: Block, specs: SimBlockSpec[], opts: Sim
     simulated.set(Number(b.stored.number), b.stored.hash);
     parent = b.stored.block;
   }
+}
+
+/**
+ * The call as an unsigned transaction. Its nonce may be 2^64-1, the one EIP-2681 keeps from
+ * transactions: geth runs such a call when not validating (its nonce then wraps to 0, see
+ * wrapNonce), so it is built with nonce 0 and given its own after; validating, it is refused as
+ * geth refuses it.
+ */
+function simTx(req: TxRequest, common: Common, from: Address, validation: boolean): TypedTransaction {
+  const nonce = req.nonce ?? 0n;
+  if (nonce < MAX_UINT64) return withFakeSender(req, common, from);
+  if (validation) fail(-32603, `nonce has max value: address ${from.toString()}, nonce: ${nonce}`);
+  const tx = withFakeSender({ ...req, nonce: 0n }, common, from);
+  (tx as { nonce: bigint }).nonce = nonce;
+  return tx;
+}
+
+/** A sender's nonce past 2^64-1 wraps to 0, as geth's 64-bit nonce does (only a simulated call gets there). */
+async function wrapNonce(vm: VM, from: Address): Promise<void> {
+  const account = await vm.stateManager.getAccount(from);
+  if (account === undefined || account.nonce <= MAX_UINT64) return;
+  account.nonce -= MAX_UINT64 + 1n;
+  await vm.stateManager.putAccount(from, account);
 }
 
 /** Gas a run used before its refund, at least the calldata floor (EIP-7623): geth's peak gas. */
