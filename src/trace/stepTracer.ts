@@ -52,7 +52,8 @@ const NO_SOURCES: SourceLocator = { mapped: 0, code: () => undefined, snippet: (
 /** Opcodes after which memory may hold new values (beyond growing with zeros). */
 const WRITES_MEMORY = new Set([0x52, 0x53, 0x37, 0x39, 0x3c, 0x3e, 0x5e, 0xf1, 0xf2, 0xf4, 0xfa]);
 
-interface Location {
+/** A source position in the stepTracer's answer (the explorer's debugger reads the same type). */
+export interface Location {
   file: string;
   line: number;
   column: number;
@@ -60,7 +61,8 @@ interface Location {
   contract: string | null;
 }
 
-interface FrameOut {
+/** A frame in the stepTracer's answer (the explorer's debugger reads the same type). */
+export interface FrameOut {
   type: string;
   from: string;
   to: string | null;

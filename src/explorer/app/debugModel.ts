@@ -4,33 +4,11 @@
  * transaction; the stack and memory come from the window of opcode detail, which the page
  * fetches again around a step outside it.
  */
+import type { FrameOut, Location } from '../../trace/stepTracer.js';
 
-export interface Location {
-  file: string;
-  line: number;
-  column: number;
-  function: string | null;
-  contract: string | null;
-}
-
-export interface TraceFrame {
-  type: string;
-  from: string;
-  to: string | null;
-  address: string | null;
-  contract: string | null;
-  depth: number;
-  parent: number;
-  callStep: number;
-  start: number;
-  last: number;
-  end: number;
-  input: string;
-  output: string;
-  error: string | null;
-  failStep: number | null;
-  message: string | null;
-}
+export type { Location };
+/** A frame of the trace, as the tracer writes it. */
+export type TraceFrame = FrameOut;
 
 export interface WindowStep {
   n: number;
