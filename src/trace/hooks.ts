@@ -117,8 +117,22 @@ export interface DriverTarget {
   to?: Address;
   value: bigint;
   input: Uint8Array;
+  /** The transaction's gas limit (callTracer reports it as the top frame's gas). */
   gasLimit: bigint;
   type: 'CALL' | 'CREATE';
+  /** Index in the block of the transaction's first log (callTracer's log `index`); 0 for calls. */
   logIndexOffset?: number;
+}
+
+/** The transaction (or call) a tracer is told about, and the block it runs in. */
+export interface TraceTx extends DriverTarget {
+  gasPrice: bigint;
+  /** Block beneficiary (prestateTracer includes it, as geth does). */
+  coinbase?: Address;
+  /** The block the transaction (or call) runs in; hash, transaction hash and index for mined transactions. */
+  blockNumber?: bigint;
+  blockHash?: Uint8Array;
+  txHash?: Uint8Array;
+  txIndex?: number;
 }
 

@@ -12,6 +12,7 @@ import { ChainError } from '../chain/core/errors.js';
 import { CallTracer } from './callTracer.js';
 import type { TraceConfig, TracerSpec } from './config.js';
 import { TraceDriver, TraceTimeoutError, type Tracer } from './driver.js';
+import type { TraceTx } from './hooks.js';
 import { FlatCallTracer } from './flatCallTracer.js';
 import { FourByteTracer } from './fourByteTracer.js';
 import { JsTracer } from './jsTracer.js';
@@ -31,7 +32,7 @@ export { unpackRevert } from './callTracer.js';
 export type { ParityTrace } from './parityTracer.js';
 export { parityStateDiff } from './parityStateDiff.js';
 
-export interface TraceRun {
+export interface TraceRun extends TraceTx {
   /** State positioned just before this transaction / call. */
   vm: VM;
   /**
@@ -40,25 +41,8 @@ export interface TraceRun {
    * post-transaction state (prestateTracer's diffMode reads it); revert afterwards.
    */
   run(): Promise<TraceOutcome>;
-  from: Address;
-  to?: Address;
-  value: bigint;
-  input: Uint8Array;
-  /** The transaction's gas limit (callTracer reports it as the top frame's gas). */
-  gasLimit: bigint;
-  gasPrice: bigint;
-  type: 'CALL' | 'CREATE';
-  /** Block beneficiary (prestateTracer includes it, as geth does). */
-  coinbase?: Address;
   /** EIP-7702 authorities of the transaction (prestateTracer looks them up before execution). */
   authorities?: Address[];
-  /** Index in the block of the transaction's first log (callTracer's log `index`); 0 for calls. */
-  logIndexOffset?: number;
-  /** The block the transaction (or call) runs in; hash, transaction hash and index for mined transactions. */
-  blockNumber?: bigint;
-  blockHash?: Uint8Array;
-  txHash?: Uint8Array;
-  txIndex?: number;
 }
 
 export interface TraceOutcome {

@@ -1,23 +1,11 @@
 /** What a JavaScript tracer is told about the transaction: geth's `ctx` for result(ctx, db), and which failures reach fault(). */
-import type { Address } from '@ethereumjs/util';
 import type { TxEndContext } from './driver.js';
+import type { TraceTx } from './hooks.js';
 import { hexBytes } from './hex.js';
 
 export const ZERO_ADDRESS = '0x' + '0'.repeat(40);
 
-export interface JsTracerTarget {
-  from: Address;
-  to?: Address;
-  value: bigint;
-  input: Uint8Array;
-  gasLimit: bigint;
-  gasPrice: bigint;
-  type: 'CALL' | 'CREATE';
-  coinbase?: Address;
-  blockNumber?: bigint;
-  blockHash?: Uint8Array;
-  txIndex?: number;
-  txHash?: Uint8Array;
+export interface JsTracerTarget extends TraceTx {
   isPrecompile(address: string): boolean;
 }
 
