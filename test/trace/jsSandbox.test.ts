@@ -71,13 +71,17 @@ test('hostile tracers are stopped and answered with an error; the node keeps ser
 });
 
 test('the node serves other requests while a slow tracer runs', async () => {
-  const slow = traceErr(txs.callStore, { tracer: '{step: function(){ for(;;){} }, fault: function(){}, result: function(){}}', timeout: '1500ms' });
-  const t0 = performance.now();
+  // Order, not a time bound: the other answers come while the tracer still runs (it ends only at
+  // its timeout), where a node blocked by it would answer them after the trace's own answer.
+  let traceAnswered = false;
+  const slow = traceErr(txs.callStore, { tracer: '{step: function(){ for(;;){} }, fault: function(){}, result: function(){}}', timeout: '5s' }).then((r) => {
+    traceAnswered = true;
+    return r;
+  });
   await node.rpc('eth_blockNumber');
   await node.rpc('eth_getBalance', [from, 'latest']);
-  const answered = performance.now() - t0;
+  assert.equal(traceAnswered, false, 'other requests were answered while the tracer ran');
   assert.match((await slow).error!.message, /^execution timeout$/);
-  assert.ok(answered < 1000, `other requests were answered while the tracer ran (${answered.toFixed(0)} ms)`);
 });
 
 test("a tracer without step is not called per opcode (hooks only when asked)", async () => {
