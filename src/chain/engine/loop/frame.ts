@@ -48,7 +48,10 @@ export class Frame {
   low: number;
   gas: number;
   pc: number;
+  /** The memory's size in words and what it has cost (ethereumjs's run state has them as BigInts, written by sync() when they changed). */
   memWords: number;
+  memCost: number;
+  private memSynced: number;
   /** The memory's bytes and a view of them, renewed when memory grows. */
   mem: Uint8Array;
   view: DataView;
@@ -84,7 +87,8 @@ export class Frame {
     for (let i = 0; i < this.sp; i++) fromBig(this.w, i, this.st[i]);
     this.gas = Number(rs.gasLeft);
     this.pc = pc;
-    this.memWords = Number(rs.memoryWordCount);
+    this.memWords = this.memSynced = Number(rs.memoryWordCount);
+    this.memCost = Number(rs.highestMemCost);
     this.mem = rs.memory._store;
     this.view = viewOf(this.mem);
     this.untilCheck = checkEvery;
@@ -107,6 +111,11 @@ export class Frame {
     rs.stack._len = sp;
     rs.gasLeft = BigInt(this.gas);
     rs.programCounter = this.pc;
+    if (this.memWords !== this.memSynced) {
+      rs.memoryWordCount = BigInt(this.memWords);
+      rs.highestMemCost = BigInt(this.memCost);
+      this.memSynced = this.memWords;
+    }
     this.handedOver = true;
   }
 
@@ -124,7 +133,8 @@ export class Frame {
     this.low = len;
     this.gas = Number(rs.gasLeft);
     this.pc = rs.programCounter;
-    this.memWords = Number(rs.memoryWordCount);
+    this.memWords = this.memSynced = Number(rs.memoryWordCount);
+    this.memCost = Number(rs.highestMemCost);
     this.handedOver = false;
   }
 
@@ -135,13 +145,9 @@ export class Frame {
   }
 }
 
-/** Memory grown to `need` words: the gas it costs beyond what was paid (and the run state's size and cost updated). */
-export function growMemory(rs: RunState, need: number, memoryGas: number, quadDivisor: number): number {
-  const cost = need * memoryGas + Math.floor((need * need) / quadDivisor);
-  const extra = cost - Number(rs.highestMemCost);
-  rs.highestMemCost = BigInt(cost);
-  rs.memoryWordCount = BigInt(need);
-  return extra;
+/** What memory of `need` words costs in all (EIP-150's linear and quadratic terms). */
+export function memoryCost(need: number, memoryGas: number, quadDivisor: number): number {
+  return need * memoryGas + Math.floor((need * need) / quadDivisor);
 }
 
 /** Memory capacity for at least `bytes`, grown by doubling (ethereumjs grows by 8 KiB, copying all of it each time). */

@@ -6,30 +6,30 @@
  * It runs on ethereumjs's own structures — the interpreter's run state, its memory, its opcode table —
  * with a stack of its own: words as limbs in a typed array (words.ts), so an inlined instruction
  * allocates nothing; ethereumjs's stack of BigInts is brought up to date only when an instruction
- * is handed to ethereumjs (and at the end of the frame). It does the hot, simple instructions itself: stack, arithmetic, comparison,
+ * is handed to ethereumjs (and at the end of the frame). It does the hot, simple instructions
+ * itself (binary.ts has the less common two-operand ones): stack, arithmetic, comparison,
  * bit operations, jumps, memory words and KECCAK256, with gas counted in a local number. Every other
  * instruction (state access, calls, creates, logs, copies, returns) is handed to ethereumjs's own gas
  * handler and opcode function, in the same order of work as its loop, with the run state brought up
  * to date before and read back after. Anything unusual for an inlined instruction (a memory offset
  * past 16 MiB, a custom opcode table) takes the same ethereumjs path, so rare cases cost time,
  * never correctness. The Ethereum state tests gate every change here (test/consensus).
- *
  * The loop proper (`steps`) is synchronous, its registers in local variables: it returns when the
  * code ends, or with a promise when ethereumjs's code or the run limit must be awaited, and
- * `fastRun` awaits it and calls it again.
- *
- * A `RunLimit` (limit.ts) set on the EVM makes the loop check the clock every few thousand steps,
+ * `fastRun` awaits it and calls it again. A `RunLimit` (limit.ts) set on the EVM makes the loop check the clock every few thousand steps,
  * let the event loop run between slices, and halt once the deadline has passed.
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { keccak256 } from '../../core/keccak.js';
-import { capacity, fail, Frame, growMemory, isEVMError, M, STAGE_GAS, STAGE_LIMIT, STAGE_OP, viewOf } from './frame.js';
+import { capacity, fail, Frame, isEVMError, memoryCost, M, STAGE_GAS, STAGE_LIMIT, STAGE_OP, viewOf } from './frame.js';
 import type { EVMError } from '@ethereumjs/evm';
 import type { Interp, OpTable, RunResult } from './types.js';
-import { compare, compareSigned, fromBig, giveWords, isZero, load, mulDivMod, POPS, setAddress, setBytes, setSmall, shl, shr, small, sub } from './words.js';
+import { binary } from './binary.js';
+import { add, compare, fromBig, giveWords, isZero, load, POPS, setAddress, setBytes, setNum, small, sub, widen } from './words.js';
 
 /** Steps between two looks at the clock when a RunLimit is set. */
 const CHECK_EVERY = 4096;
+const TWO_32 = 4294967296;
 /** Inlined memory instructions handle offsets below this; larger ones take ethereumjs's path. */
 const FAST_MEMORY = 1 << 24;
 const EMPTY_KECCAK = keccak_256(new Uint8Array(0));
@@ -92,12 +92,14 @@ function steps(f: Frame): Promise<unknown> | undefined {
   const { inline, fee, upfront, map, memoryGas, quadDivisor, keccakWordGas } = f.table;
   const common = f.common;
   const s = w.u32;
+  const wd = w.wide;
   const length = code.length;
   let sp = f.sp;
   let low = f.low;
   let gas = f.gas;
   let pc = f.pc;
   let memWords = f.memWords;
+  let memCost = f.memCost;
   let mem = f.mem;
   let view = f.view;
   let untilCheck = f.untilCheck;
@@ -124,17 +126,10 @@ function steps(f: Frame): Promise<unknown> | undefined {
         if (op >= 0x60 && op <= 0x7f) {
           // PUSH1..PUSH32
           if (sp >= maxHeight) fail(M.STACK_OVERFLOW);
-          const b = sp << 3;
           if (op === 0x60 && pc + 1 < length) {
-            s[b] = code[pc + 1];
-            s[b + 1] = 0;
-            s[b + 2] = 0;
-            s[b + 3] = 0;
-            s[b + 4] = 0;
-            s[b + 5] = 0;
-            s[b + 6] = 0;
-            s[b + 7] = 0;
-          } else setBytes(s, b, code, codeView, pc + 1, op - 0x5f);
+            s[sp << 3] = code[pc + 1];
+            wd[sp] = 0;
+          } else setBytes(s, wd, sp, code, codeView, pc + 1, op - 0x5f);
           if (sp < low) low = sp;
           sp++;
           pc += op - 0x5e;
@@ -147,7 +142,13 @@ function steps(f: Frame): Promise<unknown> | undefined {
           if (sp >= maxHeight) fail(M.STACK_OVERFLOW);
           const x = sp << 3;
           const y = (sp - n) << 3;
-          for (let k = 0; k < 8; k++) s[x + k] = s[y + k];
+          if (wd[sp - n] === 0) {
+            s[x] = s[y];
+            wd[sp] = 0;
+          } else {
+            for (let k = 0; k < 8; k++) s[x + k] = s[y + k];
+            wd[sp] = 1;
+          }
           if (sp < low) low = sp;
           sp++;
           pc++;
@@ -157,14 +158,24 @@ function steps(f: Frame): Promise<unknown> | undefined {
           // SWAP1..SWAP16
           const n = op - 0x8f;
           if (sp <= n) fail(M.STACK_UNDERFLOW);
-          const x = (sp - 1) << 3;
-          const y = (sp - 1 - n) << 3;
-          for (let k = 0; k < 8; k++) {
-            const t = s[x + k];
-            s[x + k] = s[y + k];
-            s[y + k] = t;
+          const i = sp - 1;
+          const j = sp - 1 - n;
+          const x = i << 3;
+          const y = j << 3;
+          if ((wd[i] | wd[j]) === 0) {
+            const t = s[x];
+            s[x] = s[y];
+            s[y] = t;
+          } else {
+            widen(s, wd, i);
+            widen(s, wd, j);
+            for (let k = 0; k < 8; k++) {
+              const t = s[x + k];
+              s[x + k] = s[y + k];
+              s[y + k] = t;
+            }
           }
-          if (sp - 1 - n < low) low = sp - 1 - n;
+          if (j < low) low = j;
           pc++;
           continue;
         }
@@ -185,9 +196,8 @@ function steps(f: Frame): Promise<unknown> | undefined {
             if (sp < 1) fail(M.STACK_UNDERFLOW);
             sp--;
             pc++;
-            const b = sp << 3;
-            const d = s[b];
-            if ((s[b + 1] | s[b + 2] | s[b + 3] | s[b + 4] | s[b + 5] | s[b + 6] | s[b + 7]) !== 0 || d >= length || jumpdest[d] !== 1) f.badJump(pc);
+            const d = wd[sp] === 0 ? s[sp << 3] : small(s, wd, sp);
+            if (d < 0 || d >= length || jumpdest[d] !== 1) f.badJump(pc);
             pc = d;
             continue;
           }
@@ -196,11 +206,9 @@ function steps(f: Frame): Promise<unknown> | undefined {
             if (sp < 2) fail(M.STACK_UNDERFLOW);
             sp -= 2;
             pc++;
-            const c = sp << 3;
-            if ((s[c] | s[c + 1] | s[c + 2] | s[c + 3] | s[c + 4] | s[c + 5] | s[c + 6] | s[c + 7]) !== 0) {
-              const b = c + 8;
-              const d = s[b];
-              if ((s[b + 1] | s[b + 2] | s[b + 3] | s[b + 4] | s[b + 5] | s[b + 6] | s[b + 7]) !== 0 || d >= length || jumpdest[d] !== 1) f.badJump(pc);
+            if (wd[sp] === 0 ? s[sp << 3] !== 0 : !isZero(s, wd, sp)) {
+              const d = wd[sp + 1] === 0 ? s[(sp + 1) << 3] : small(s, wd, sp + 1);
+              if (d < 0 || d >= length || jumpdest[d] !== 1) f.badJump(pc);
               pc = d;
             }
             continue;
@@ -209,10 +217,16 @@ function steps(f: Frame): Promise<unknown> | undefined {
           case 0x19: {
             // NOT
             if (sp < 1) fail(M.STACK_UNDERFLOW);
-            const x = (sp - 1) << 3;
-            if (op === 0x15) setSmall(s, x, isZero(s, x) ? 1 : 0);
-            else for (let k = 0; k < 8; k++) s[x + k] = ~s[x + k];
-            if (sp - 1 < low) low = sp - 1;
+            const i = sp - 1;
+            const x = i << 3;
+            if (op === 0x15) {
+              s[x] = isZero(s, wd, i) ? 1 : 0;
+              wd[i] = 0;
+            } else {
+              widen(s, wd, i);
+              for (let k = 0; k < 8; k++) s[x + k] = ~s[x + k];
+            }
+            if (i < low) low = i;
             pc++;
             continue;
           }
@@ -226,10 +240,9 @@ function steps(f: Frame): Promise<unknown> | undefined {
           case 0x36: {
             // CALLDATASIZE
             if (sp >= maxHeight) fail(M.STACK_OVERFLOW);
-            const b = sp << 3;
-            if (op === 0x30 || op === 0x33) setAddress(s, b, (op === 0x30 ? env.address : env.caller).bytes);
+            if (op === 0x30 || op === 0x33) setAddress(s, wd, sp, (op === 0x30 ? env.address : env.caller).bytes);
             else if (op === 0x34) fromBig(w, sp, env.callValue);
-            else setSmall(s, b, op === 0x5f ? 0 : op === 0x58 ? pc : op === 0x59 ? memWords * 32 : op === 0x5a ? gas : env.callData.length);
+            else setNum(s, wd, sp, op === 0x5f ? 0 : op === 0x58 ? pc : op === 0x59 ? memWords * 32 : op === 0x5a ? gas : env.callData.length);
             if (sp < low) low = sp;
             sp++;
             pc++;
@@ -238,12 +251,14 @@ function steps(f: Frame): Promise<unknown> | undefined {
           case 0x35: {
             // CALLDATALOAD: zero past the end of the calldata.
             if (sp < 1) fail(M.STACK_UNDERFLOW);
-            const b = (sp - 1) << 3;
+            const i = sp - 1;
             const data = env.callData;
-            const at = small(s, b);
-            if (at < 0 || at >= data.length) setSmall(s, b, 0);
-            else setBytes(s, b, data, (f.callDataView ??= viewOf(data)), at, 32);
-            if (sp - 1 < low) low = sp - 1;
+            const at = small(s, wd, i);
+            if (at < 0 || at >= data.length) {
+              s[i << 3] = 0;
+              wd[i] = 0;
+            } else setBytes(s, wd, i, data, (f.callDataView ??= viewOf(data)), at, 32);
+            if (i < low) low = i;
             pc++;
             continue;
           }
@@ -253,9 +268,9 @@ function steps(f: Frame): Promise<unknown> | undefined {
             // MSTORE8
             // Checked as ethereumjs does: the offset for the gas, then the value for the store.
             if (sp < 1) fail(M.STACK_UNDERFLOW);
-            const t = (sp - 1) << 3;
-            const at = s[t];
-            if ((s[t + 1] | s[t + 2] | s[t + 3] | s[t + 4] | s[t + 5] | s[t + 6] | s[t + 7]) !== 0 || at >= FAST_MEMORY) {
+            const i = sp - 1;
+            const at = wd[i] === 0 ? s[i << 3] : small(s, wd, i);
+            if (at < 0 || at >= FAST_MEMORY) {
               memOp = true; // ethereumjs's path
               break;
             }
@@ -263,7 +278,9 @@ function steps(f: Frame): Promise<unknown> | undefined {
             const need = (end + 31) >>> 5;
             let cost = fee[op];
             if (need > memWords) {
-              cost += growMemory(rs, need, memoryGas, quadDivisor);
+              const c = memoryCost(need, memoryGas, quadDivisor);
+              cost += c - memCost;
+              memCost = c;
               memWords = need;
             }
             if ((gas -= cost) < 0) {
@@ -276,12 +293,15 @@ function steps(f: Frame): Promise<unknown> | undefined {
               view = viewOf(mem);
             }
             if (op === 0x51) {
-              for (let k = 0; k < 8; k++) s[t + k] = view.getUint32(at + 28 - 4 * k);
-              if (sp - 1 < low) low = sp - 1;
+              load(s, wd, i, view, at);
+              if (i < low) low = i;
             } else {
-              const v = t - 8;
-              if (op === 0x52) for (let k = 0; k < 8; k++) view.setUint32(at + 28 - 4 * k, s[v + k]);
-              else mem[at] = s[v] & 0xff;
+              const v = (sp - 2) << 3;
+              if (op === 0x53) mem[at] = s[v] & 0xff;
+              else if (wd[sp - 2] === 0) {
+                for (let k = 0; k < 28; k += 4) view.setUint32(at + k, 0);
+                view.setUint32(at + 28, s[v]);
+              } else for (let k = 0; k < 8; k++) view.setUint32(at + 28 - 4 * k, s[v + k]);
               sp -= 2;
             }
             pc++;
@@ -290,16 +310,16 @@ function steps(f: Frame): Promise<unknown> | undefined {
           case 0x20: {
             // KECCAK256
             if (sp < 2) fail(M.STACK_UNDERFLOW);
-            const r = (sp - 2) << 3;
-            if (isZero(s, r)) {
+            const r = sp - 2;
+            if (isZero(s, wd, r)) {
               if ((gas -= fee[op]) < 0) {
                 gas = 0;
                 outOfGas();
               }
               wordBytes.set(EMPTY_KECCAK);
             } else {
-              const at = small(s, (sp - 1) << 3);
-              const len = small(s, r);
+              const at = small(s, wd, sp - 1);
+              const len = small(s, wd, r);
               if (at < 0 || at >= FAST_MEMORY || len < 0 || len >= FAST_MEMORY) {
                 memOp = true;
                 break;
@@ -307,7 +327,9 @@ function steps(f: Frame): Promise<unknown> | undefined {
               const need = (at + len + 31) >>> 5;
               let cost = fee[op] + keccakWordGas * ((len + 31) >>> 5);
               if (need > memWords) {
-                cost += growMemory(rs, need, memoryGas, quadDivisor);
+                const c = memoryCost(need, memoryGas, quadDivisor);
+                cost += c - memCost;
+                memCost = c;
                 memWords = need;
               }
               if ((gas -= cost) < 0) {
@@ -320,59 +342,46 @@ function steps(f: Frame): Promise<unknown> | undefined {
               }
               wordBytes.set(keccak256(mem.subarray(at, at + len)));
             }
-            load(s, r, wordView, 0);
+            load(s, wd, r, wordView, 0);
             sp--;
-            if (sp - 1 < low) low = sp - 1;
+            if (r < low) low = r;
             pc++;
             continue;
           }
           default: {
             // Two-operand instructions: x is the top of the stack, y the one below, and the result.
             if (sp < 2) fail(M.STACK_UNDERFLOW);
-            const x = (sp - 1) << 3;
-            const y = (sp - 2) << 3;
+            const x = sp - 1;
+            const y = sp - 2;
+            const bx = x << 3;
+            const by = y << 3;
             switch (op) {
               case 0x01: {
                 // ADD
-                let carry = 0;
-                for (let k = 0; k < 8; k++) {
-                  const r = s[x + k] + s[y + k] + carry;
-                  s[y + k] = r;
-                  carry = r > 0xffffffff ? 1 : 0;
-                }
+                const r = s[bx] + s[by];
+                if ((wd[x] | wd[y]) === 0 && r < TWO_32) s[by] = r;
+                else add(s, wd, x, y);
                 break;
               }
-              case 0x02: // MUL
-              case 0x04: // DIV
-              case 0x06: mulDivMod(w, op, sp - 2); break; // MOD
-              case 0x03: sub(s, x, y); break; // SUB
-              case 0x10: setSmall(s, y, compare(s, x, y) < 0 ? 1 : 0); break; // LT
-              case 0x11: setSmall(s, y, compare(s, x, y) > 0 ? 1 : 0); break; // GT
-              case 0x12: setSmall(s, y, compareSigned(s, x, y) < 0 ? 1 : 0); break; // SLT
-              case 0x13: setSmall(s, y, compareSigned(s, x, y) > 0 ? 1 : 0); break; // SGT
-              case 0x14: setSmall(s, y, compare(s, x, y) === 0 ? 1 : 0); break; // EQ
-              case 0x16: for (let k = 0; k < 8; k++) s[y + k] &= s[x + k]; break; // AND
-              case 0x17: for (let k = 0; k < 8; k++) s[y + k] |= s[x + k]; break; // OR
-              case 0x18: for (let k = 0; k < 8; k++) s[y + k] ^= s[x + k]; break; // XOR
-              case 0x1a: {
-                // BYTE: byte `i` counted from the most significant end
-                const i = small(s, x);
-                setSmall(s, y, i < 0 || i >= 32 ? 0 : (s[y + ((31 - i) >>> 2)] >>> (((31 - i) & 3) << 3)) & 0xff);
+              case 0x03: {
+                // SUB
+                if ((wd[x] | wd[y]) === 0 && s[bx] >= s[by]) s[by] = s[bx] - s[by];
+                else sub(s, wd, x, y);
                 break;
               }
-              case 0x1b: // SHL
-              case 0x1c: {
-                // SHR
-                const n = small(s, x);
-                if (n < 0 || n >= 256) setSmall(s, y, 0);
-                else if (op === 0x1b) shl(s, y, n);
-                else shr(s, y, n);
+              case 0x10: // LT
+              case 0x11: // GT
+              case 0x14: {
+                // EQ
+                const c = (wd[x] | wd[y]) === 0 ? (s[bx] === s[by] ? 0 : s[bx] < s[by] ? -1 : 1) : compare(s, wd, x, y);
+                s[by] = (op === 0x10 ? c < 0 : op === 0x11 ? c > 0 : c === 0) ? 1 : 0;
+                wd[y] = 0;
                 break;
               }
-              default: throw new Error(`opcode 0x${op.toString(16)} is marked inline but has no implementation`);
+              default: binary(w, op, x, y); // MUL, DIV, MOD, SLT, SGT, AND, OR, XOR, BYTE, SHL, SHR
             }
             sp--;
-            if (sp - 1 < low) low = sp - 1;
+            if (y < low) low = y;
             pc++;
             continue;
           }
@@ -386,6 +395,9 @@ function steps(f: Frame): Promise<unknown> | undefined {
       f.low = low;
       f.gas = gas;
       f.pc = pc;
+      f.memWords = memWords;
+    f.memCost = memCost;
+      f.memCost = memCost;
       f.sync();
       rs.opCode = op;
       const entry = map[op];
@@ -416,6 +428,7 @@ function steps(f: Frame): Promise<unknown> | undefined {
       gas = f.gas;
       pc = f.pc;
       memWords = f.memWords;
+      memCost = f.memCost;
       if (limit !== undefined && limit.expired) {
         gas = 0;
         outOfGas();
@@ -428,6 +441,7 @@ function steps(f: Frame): Promise<unknown> | undefined {
     f.gas = gas;
     f.pc = pc;
     f.memWords = memWords;
+    f.memCost = memCost;
     f.mem = mem;
     f.view = view;
     f.untilCheck = untilCheck;

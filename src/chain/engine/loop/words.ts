@@ -5,23 +5,32 @@
  * stack, before an instruction the loop hands over) or comes in (read back after it), and for the
  * arithmetic the loop does not do on limbs (MUL, DIV, MOD of large words).
  *
+ * Most words a contract computes with are below 2^32 (offsets, lengths, counters, jump targets,
+ * booleans). Such a word is kept narrow: its value in limb 0 and `wide[i]` 0, its seven high limbs
+ * not written (whatever a word before left there). `wide[i]` 1 means all eight limbs hold the
+ * word. An instruction on narrow words touches one limb; one that needs all eight widens its
+ * operands first (`widen`: the seven high limbs zeroed), and a word that comes in from memory,
+ * calldata or a BigInt is marked narrow whenever its high limbs are zero. Every read of a word
+ * goes through its flag: limb 0 is right in both forms, limbs 1-7 only when wide.
+ *
  * The same bytes are also seen as four 64-bit limbs (a BigUint64Array over the same buffer), which
- * turns a word into a BigInt in four reads and back in four writes. That view needs a
+ * turns a wide word into a BigInt in four reads and back in four writes. That view needs a
  * little-endian machine (every platform Node ships for); install.ts declines the loop otherwise.
  */
 
-/** Limbs of a full stack (1,024 words). */
-const LIMBS = 1024 * 8;
+/** Words of a full stack. */
+const WORDS = 1024;
 const TWO_32 = 4294967296;
 const BIG_TWO_32 = 1n << 32n;
 const TWO_53 = 2 ** 53;
 
 export const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
-/** One frame's stack: the limbs and the 64-bit view of the same bytes. */
+/** One frame's stack: the limbs, the 64-bit view of the same bytes, and which words are wide. */
 export interface Words {
   readonly u32: Uint32Array;
   readonly u64: BigUint64Array;
+  readonly wide: Uint8Array;
 }
 
 /** Stacks of finished frames, for the next frames (at most POOL kept). */
@@ -31,8 +40,8 @@ const POOL = 64;
 export function takeWords(): Words {
   const w = pool.pop();
   if (w !== undefined) return w;
-  const u32 = new Uint32Array(LIMBS);
-  return { u32, u64: new BigUint64Array(u32.buffer) };
+  const u32 = new Uint32Array(WORDS * 8);
+  return { u32, u64: new BigUint64Array(u32.buffer), wide: new Uint8Array(WORDS) };
 }
 
 export function giveWords(w: Words): void {
@@ -43,6 +52,7 @@ export function giveWords(w: Words): void {
 export function toBig(w: Words, i: number): bigint {
   const s = w.u32;
   const b = i << 3;
+  if (w.wide[i] === 0) return BigInt(s[b]);
   if ((s[b + 2] | s[b + 3] | s[b + 4] | s[b + 5] | s[b + 6] | s[b + 7]) === 0 && s[b + 1] < 0x200000) {
     return BigInt(s[b + 1] * TWO_32 + s[b]);
   }
@@ -54,7 +64,8 @@ export function toBig(w: Words, i: number): bigint {
 /** Set word `i` to `v` (0 <= v < 2^256). */
 export function fromBig(w: Words, i: number, v: bigint): void {
   if (v < BIG_TWO_32) {
-    setSmall(w.u32, i << 3, Number(v));
+    w.u32[i << 3] = Number(v);
+    w.wide[i] = 0;
     return;
   }
   const u = w.u64;
@@ -63,101 +74,167 @@ export function fromBig(w: Words, i: number, v: bigint): void {
   u[q + 1] = v >> 64n;
   u[q + 2] = v >> 128n;
   u[q + 3] = v >> 192n;
+  w.wide[i] = 1;
 }
 
-/** Set the word at limb `b` to `n`, an integer 0 <= n < 2^53. */
-export function setSmall(s: Uint32Array, b: number, n: number): void {
+/** Set word `i` to `n`, an integer 0 <= n < 2^53. */
+export function setNum(s: Uint32Array, wide: Uint8Array, i: number, n: number): void {
+  const b = i << 3;
   if (n < TWO_32) {
     s[b] = n;
-    s[b + 1] = 0;
-  } else {
-    s[b] = n % TWO_32;
-    s[b + 1] = Math.floor(n / TWO_32);
+    wide[i] = 0;
+    return;
   }
+  s[b] = n % TWO_32;
+  s[b + 1] = Math.floor(n / TWO_32);
   s[b + 2] = 0;
   s[b + 3] = 0;
   s[b + 4] = 0;
   s[b + 5] = 0;
   s[b + 6] = 0;
   s[b + 7] = 0;
+  wide[i] = 1;
 }
 
-/** The word at limb `b` as a number when it is below 2^32 (its high limbs zero), else -1. */
-export function small(s: Uint32Array, b: number): number {
+/** Make word `i` wide: its high limbs zeroed if it was narrow. */
+export function widen(s: Uint32Array, wide: Uint8Array, i: number): void {
+  if (wide[i] !== 0) return;
+  const b = i << 3;
+  s[b + 1] = 0;
+  s[b + 2] = 0;
+  s[b + 3] = 0;
+  s[b + 4] = 0;
+  s[b + 5] = 0;
+  s[b + 6] = 0;
+  s[b + 7] = 0;
+  wide[i] = 1;
+}
+
+/** Word `i` as a number when it is below 2^32, else -1. */
+export function small(s: Uint32Array, wide: Uint8Array, i: number): number {
+  const b = i << 3;
+  if (wide[i] === 0) return s[b];
   return (s[b + 1] | s[b + 2] | s[b + 3] | s[b + 4] | s[b + 5] | s[b + 6] | s[b + 7]) === 0 ? s[b] : -1;
 }
 
-export function isZero(s: Uint32Array, b: number): boolean {
+export function isZero(s: Uint32Array, wide: Uint8Array, i: number): boolean {
+  const b = i << 3;
+  if (wide[i] === 0) return s[b] === 0;
   return (s[b] | s[b + 1] | s[b + 2] | s[b + 3] | s[b + 4] | s[b + 5] | s[b + 6] | s[b + 7]) === 0;
 }
 
-/** -1, 0 or 1 as the word at `x` is below, equal to or above the one at `y` (unsigned). */
-export function compare(s: Uint32Array, x: number, y: number): number {
-  for (let k = 7; k >= 0; k--) {
-    const p = s[x + k];
-    const q = s[y + k];
-    if (p !== q) return p < q ? -1 : 1;
+/** -1, 0 or 1 as word `x` is below, equal to or above word `y` (unsigned). */
+export function compare(s: Uint32Array, wide: Uint8Array, x: number, y: number): number {
+  if ((wide[x] | wide[y]) !== 0) {
+    widen(s, wide, x);
+    widen(s, wide, y);
+    const bx = x << 3;
+    const by = y << 3;
+    for (let k = 7; k > 0; k--) {
+      const p = s[bx + k];
+      const q = s[by + k];
+      if (p !== q) return p < q ? -1 : 1;
+    }
   }
-  return 0;
+  const p = s[x << 3];
+  const q = s[y << 3];
+  return p === q ? 0 : p < q ? -1 : 1;
 }
 
-/** The same, reading both as two's complement signed words. */
-export function compareSigned(s: Uint32Array, x: number, y: number): number {
-  const sx = s[x + 7] >>> 31;
-  const sy = s[y + 7] >>> 31;
+/** The same, reading both as two's complement signed words (a narrow word is never negative). */
+export function compareSigned(s: Uint32Array, wide: Uint8Array, x: number, y: number): number {
+  const sx = wide[x] === 0 ? 0 : s[(x << 3) + 7] >>> 31;
+  const sy = wide[y] === 0 ? 0 : s[(y << 3) + 7] >>> 31;
   if (sx !== sy) return sx === 1 ? -1 : 1;
-  return compare(s, x, y);
+  return compare(s, wide, x, y);
 }
 
 /** Word `y` = word `x` - word `y` mod 2^256. */
-export function sub(s: Uint32Array, x: number, y: number): void {
+export function sub(s: Uint32Array, wide: Uint8Array, x: number, y: number): void {
+  const bx = x << 3;
+  const by = y << 3;
+  if ((wide[x] | wide[y]) === 0 && s[bx] >= s[by]) {
+    s[by] = s[bx] - s[by];
+    return;
+  }
+  widen(s, wide, x);
+  widen(s, wide, y);
   let borrow = 0;
   for (let k = 0; k < 8; k++) {
-    const r = s[x + k] - s[y + k] - borrow;
-    s[y + k] = r;
+    const r = s[bx + k] - s[by + k] - borrow;
+    s[by + k] = r;
     borrow = r < 0 ? 1 : 0;
   }
 }
 
+/** Word `y` = word `x` + word `y` mod 2^256. */
+export function add(s: Uint32Array, wide: Uint8Array, x: number, y: number): void {
+  const bx = x << 3;
+  const by = y << 3;
+  if ((wide[x] | wide[y]) === 0) {
+    const r = s[bx] + s[by];
+    if (r < TWO_32) {
+      s[by] = r;
+      return;
+    }
+    setNum(s, wide, y, r);
+    return;
+  }
+  widen(s, wide, x);
+  widen(s, wide, y);
+  let carry = 0;
+  for (let k = 0; k < 8; k++) {
+    const r = s[bx + k] + s[by + k] + carry;
+    s[by + k] = r;
+    carry = r > 0xffffffff ? 1 : 0;
+  }
+}
+
 /** Word `y` = word `y` << n, for n < 256. */
-export function shl(s: Uint32Array, y: number, n: number): void {
+export function shl(s: Uint32Array, wide: Uint8Array, y: number, n: number): void {
+  widen(s, wide, y);
+  const b = y << 3;
   const limbs = n >>> 5;
   const bits = n & 31;
   for (let k = 7; k >= 0; k--) {
     const from = k - limbs;
-    let r = from >= 0 ? s[y + from] << bits : 0;
-    if (bits !== 0 && from >= 1) r |= s[y + from - 1] >>> (32 - bits);
-    s[y + k] = r;
+    let r = from >= 0 ? s[b + from] << bits : 0;
+    if (bits !== 0 && from >= 1) r |= s[b + from - 1] >>> (32 - bits);
+    s[b + k] = r;
   }
 }
 
 /** Word `y` = word `y` >> n (logical), for n < 256. */
-export function shr(s: Uint32Array, y: number, n: number): void {
+export function shr(s: Uint32Array, wide: Uint8Array, y: number, n: number): void {
+  const b = y << 3;
+  if (wide[y] === 0) {
+    s[b] = n < 32 ? s[b] >>> n : 0;
+    return;
+  }
   const limbs = n >>> 5;
   const bits = n & 31;
   for (let k = 0; k < 8; k++) {
     const from = k + limbs;
-    let r = from < 8 ? s[y + from] >>> bits : 0;
-    if (bits !== 0 && from + 1 < 8) r |= s[y + from + 1] << (32 - bits);
-    s[y + k] = r;
+    let r = from < 8 ? s[b + from] >>> bits : 0;
+    if (bits !== 0 && from + 1 < 8) r |= s[b + from + 1] << (32 - bits);
+    s[b + k] = r;
   }
 }
 
 /**
- * MUL, DIV and MOD of the words at `x` (top) and `y`, into `y`: on numbers when both words are
+ * MUL, DIV and MOD of the words at `i + 1` (top) and `i`, into `i`: on numbers when both words are
  * below 2^32 and the result is exact, else as BigInts.
  */
 export function mulDivMod(w: Words, op: number, i: number): void {
   const s = w.u32;
-  const x = (i + 1) << 3;
-  const y = i << 3;
-  const a = small(s, x);
-  const b = small(s, y);
+  const wide = w.wide;
+  const a = small(s, wide, i + 1);
+  const b = small(s, wide, i);
   if (a >= 0 && b >= 0) {
     if (op === 0x02) {
       const p = a * b;
-      if (p < TWO_53) return setSmall(s, y, p);
-    } else return setSmall(s, y, b === 0 ? 0 : op === 0x04 ? Math.floor(a / b) : a % b);
+      if (p < TWO_53) return setNum(s, wide, i, p);
+    } else return setNum(s, wide, i, b === 0 ? 0 : op === 0x04 ? Math.floor(a / b) : a % b);
   }
   const p = toBig(w, i + 1);
   const q = toBig(w, i);
@@ -165,11 +242,11 @@ export function mulDivMod(w: Words, op: number, i: number): void {
 }
 
 /**
- * Set the word at limb `b` to the `n` bytes at `start` of `bytes` read big-endian, bytes past the
- * end reading as zero (PUSH data, a short calldata word, an address). `view` views `bytes`.
+ * Set word `i` to the `n` bytes at `start` of `bytes` read big-endian, bytes past the end reading
+ * as zero (PUSH data, a short calldata word, an address). `view` views `bytes`.
  */
-export function setBytes(s: Uint32Array, b: number, bytes: Uint8Array, view: DataView, start: number, n: number): void {
-  let k = 0;
+export function setBytes(s: Uint32Array, wide: Uint8Array, i: number, bytes: Uint8Array, view: DataView, start: number, n: number): void {
+  const b = i << 3;
   let end = start + n;
   if (end > bytes.length) {
     // Past the end: byte by byte (rare: truncated PUSH data, calldata's last word).
@@ -178,8 +255,17 @@ export function setBytes(s: Uint32Array, b: number, bytes: Uint8Array, view: Dat
       const p = end - 1 - j;
       if (p < bytes.length) s[b + (j >>> 2)] |= bytes[p] << ((j & 3) << 3);
     }
+    wide[i] = 1;
     return;
   }
+  if (n <= 4) {
+    let v = 0;
+    for (let p = start; p < end; p++) v = v * 256 + bytes[p];
+    s[b] = v;
+    wide[i] = 0;
+    return;
+  }
+  let k = 0;
   for (; end - 4 >= start; end -= 4) s[b + k++] = view.getUint32(end - 4);
   if (end > start) {
     let last = 0;
@@ -187,11 +273,16 @@ export function setBytes(s: Uint32Array, b: number, bytes: Uint8Array, view: Dat
     s[b + k++] = last;
   }
   for (; k < 8; k++) s[b + k] = 0;
+  wide[i] = (s[b + 1] | s[b + 2] | s[b + 3] | s[b + 4] | s[b + 5] | s[b + 6] | s[b + 7]) === 0 ? 0 : 1;
 }
 
-/** Word at limb `b` = the 32 bytes at `at` of `view`, big-endian. */
-export function load(s: Uint32Array, b: number, view: DataView, at: number): void {
-  for (let k = 0; k < 8; k++) s[b + k] = view.getUint32(at + 28 - 4 * k);
+/** Word `i` = the 32 bytes at `at` of `view`, big-endian (narrow when its high limbs are zero). */
+export function load(s: Uint32Array, wide: Uint8Array, i: number, view: DataView, at: number): void {
+  const b = i << 3;
+  let high = 0;
+  for (let k = 7; k > 0; k--) high |= s[b + k] = view.getUint32(at + 28 - 4 * k);
+  s[b] = view.getUint32(at + 28);
+  wide[i] = high === 0 ? 0 : 1;
 }
 
 /**
@@ -222,8 +313,10 @@ export const POPS: Int8Array = (() => {
   return t;
 })();
 
-/** Set the word at limb `b` to a 20-byte address. */
-export function setAddress(s: Uint32Array, b: number, a: Uint8Array): void {
+/** Set word `i` to a 20-byte address. */
+export function setAddress(s: Uint32Array, wide: Uint8Array, i: number, a: Uint8Array): void {
+  const b = i << 3;
+  wide[i] = 1;
   for (let k = 0; k < 5; k++) {
     const p = 16 - 4 * k;
     s[b + k] = (a[p] << 24) | (a[p + 1] << 16) | (a[p + 2] << 8) | a[p + 3];
