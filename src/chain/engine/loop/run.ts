@@ -20,7 +20,7 @@
  * let the event loop run between slices, and halt once the deadline has passed.
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { keccak256 } from '../../core/keccak.js';
+import { keccakView } from '../../core/keccak.js';
 import { capacity, fail, Frame, isEVMError, memoryCost, M, STAGE_GAS, STAGE_LIMIT, STAGE_OP, viewOf } from './frame.js';
 import type { EVMError } from '@ethereumjs/evm';
 import type { Interp, OpTable, RunResult } from './types.js';
@@ -32,11 +32,8 @@ const CHECK_EVERY = 4096;
 const TWO_32 = 4294967296;
 /** Inlined memory instructions handle offsets below this; larger ones take ethereumjs's path. */
 const FAST_MEMORY = 1 << 24;
-const EMPTY_KECCAK = keccak_256(new Uint8Array(0));
-
-/** 32 bytes read as a word where they are not memory: a hash. */
-const wordBytes = new Uint8Array(32);
-const wordView = new DataView(wordBytes.buffer);
+/** keccak256 of nothing, read as a word. */
+const EMPTY_KECCAK = new DataView(Uint8Array.from(keccak_256(new Uint8Array(0))).buffer);
 
 const outOfGas = (): never => fail(M.OUT_OF_GAS);
 
@@ -311,12 +308,13 @@ function steps(f: Frame): Promise<unknown> | undefined {
             // KECCAK256
             if (sp < 2) fail(M.STACK_UNDERFLOW);
             const r = sp - 2;
+            let digest: DataView;
             if (isZero(s, wd, r)) {
               if ((gas -= fee[op]) < 0) {
                 gas = 0;
                 outOfGas();
               }
-              wordBytes.set(EMPTY_KECCAK);
+              digest = EMPTY_KECCAK;
             } else {
               const at = small(s, wd, sp - 1);
               const len = small(s, wd, r);
@@ -340,9 +338,9 @@ function steps(f: Frame): Promise<unknown> | undefined {
                 mem = capacity(rs.memory, at + len);
                 view = viewOf(mem);
               }
-              wordBytes.set(keccak256(mem.subarray(at, at + len)));
+              digest = keccakView(mem, at, len);
             }
-            load(s, wd, r, wordView, 0);
+            load(s, wd, r, digest, 0);
             sp--;
             if (r < low) low = r;
             pc++;
