@@ -87,7 +87,11 @@ function rawOf(node: MPTNode): RawNode {
 let placeholders = 0;
 function placeholder(): Uint8Array {
   const p = new Uint8Array(32);
-  new DataView(p.buffer).setFloat64(24, ++placeholders);
+  const n = ++placeholders;
+  p[28] = n >>> 24;
+  p[29] = n >>> 16;
+  p[30] = n >>> 8;
+  p[31] = n;
   return p;
 }
 
