@@ -120,3 +120,85 @@ test("a block's worth of account, code and storage writes: the state root of eth
     assert.equal(bytesToHex(got), bytesToHex((plain as unknown as { _trie: MerklePatriciaTrie })._trie.root()), `state root after block ${block}`);
   }
 });
+
+/** Count the state and storage tries' writes while `fn` runs. */
+async function trieWrites(fn: () => Promise<void>): Promise<number> {
+  let writes = 0;
+  const proto = NodeTrie.prototype as unknown as { put: (...a: unknown[]) => Promise<void>; del: (...a: unknown[]) => Promise<void> };
+  const { put, del } = proto;
+  proto.put = function (this: unknown, ...a: unknown[]) {
+    writes++;
+    return put.apply(this, a);
+  };
+  proto.del = function (this: unknown, ...a: unknown[]) {
+    writes++;
+    return del.apply(this, a);
+  };
+  try {
+    await fn();
+  } finally {
+    proto.put = put;
+    proto.del = del;
+  }
+  return writes;
+}
+
+test("a block's writes go into the tries once: the flush after its checkpoint is committed writes nothing again, and a revert after a flush still undoes it", async () => {
+  const e = await createEngine(makeCommon(984n, 'prague'), NO_HISTORY, { cacheSize: 'unbounded' });
+  const plain = new MerkleStateManager({ common: makeCommon(984n, 'prague') });
+  const contract = address(0xc0);
+  const both = async (fn: (sm: MerkleStateManager) => Promise<void>) => {
+    for (const sm of [e.state, plain]) await fn(sm);
+  };
+  const rootsAgree = async (what: string) => {
+    await plain.flush();
+    assert.equal(bytesToHex(await e.state.getStateRoot()), bytesToHex((plain as unknown as { _trie: MerklePatriciaTrie })._trie.root()), what);
+  };
+  await both(async (sm) => {
+    for (let i = 1; i <= 20; i++) await sm.putAccount(address(i), new Account(0n, 10n ** 18n));
+    await sm.putAccount(contract, new Account(1n, 0n));
+    await sm.putCode(contract, hexToBytes('0x6001600055'));
+    for (let i = 0; i < 50; i++) await sm.putStorage(contract, slot(i), new Uint8Array([i + 1]));
+  });
+  await rootsAgree('genesis');
+  const start = await e.state.getStateRoot();
+
+  // A block: its state root asked for inside its checkpoint, as the block builder does.
+  const block = async (n: number) => {
+    await both(async (sm) => {
+      await sm.checkpoint();
+      await sm.putAccount(address(1), new Account(BigInt(n), 10n ** 18n - BigInt(n)));
+      await sm.putAccount(address(2 + (n % 5)), new Account(0n, 10n ** 18n + BigInt(n)));
+      await sm.putStorage(contract, slot(n % 50), new Uint8Array([0xee, n]));
+      await sm.putStorage(contract, slot(49 - (n % 50)), new Uint8Array(0));
+    });
+    const inside = await trieWrites(async () => void (await e.state.getStateRoot()));
+    assert.ok(inside > 0);
+    return inside;
+  };
+  await block(1);
+  await both((sm) => sm.commit());
+  assert.equal(await trieWrites(async () => void (await e.state.getStateRoot())), 0, "the committed block's writes are not made again");
+  await rootsAgree('after block 1');
+
+  // A block given up after its state root was asked for: the revert undoes it, and the next
+  // flush finds the state as before.
+  const before = await e.state.getStateRoot();
+  await block(2);
+  await both((sm) => sm.revert());
+  assert.equal(bytesToHex(await e.state.getStateRoot()), bytesToHex(before), 'the reverted block left nothing');
+  assert.equal(bytesToHex(await e.state.getStorage(contract, slot(2))), '0x03');
+  await rootsAgree('after block 2 was reverted');
+
+  // Blocks inside an outer checkpoint (a snapshot's), each flushed inside its own and again after.
+  await both((sm) => sm.checkpoint());
+  for (let n = 3; n < 9; n++) {
+    await block(n);
+    await both((sm) => sm.commit());
+    await rootsAgree(`after block ${n}`);
+  }
+  await both((sm) => sm.revert());
+  assert.equal(bytesToHex(await e.state.getStateRoot()), bytesToHex(before), 'the outer revert undid every block');
+  await rootsAgree('after the outer revert');
+  assert.notEqual(bytesToHex(before), bytesToHex(start));
+});

@@ -67,22 +67,31 @@ export class CachedStateManager extends MerkleStateManager {
   /**
    * ethereumjs's flush (code, then storage, then accounts, the same writes), with each trie's
    * writes made as one (`NodeTrie.batched`: every changed node hashed and stored once, where each
-   * write re-hashed its path up to the root), and a contract's account updated once for all its
-   * slots (ethereumjs read it, set its storage root and put it into the account cache per slot).
+   * write re-hashed its path up to the root), a contract's account updated once for all its slots
+   * (ethereumjs read it, set its storage root and put it into the account cache per slot), and no
+   * entry written again that the previous flush wrote (`flushed`).
    */
   private async flushCaches(): Promise<void> {
     const caches = this._caches;
     if (caches === undefined) return super.flush();
+    const root = this._trie.root();
+    const before = this.flushedRoot !== undefined && (this.flushedRoot === root || equalsBytes(this.flushedRoot, root)) ? this.flushed : undefined;
+    const now = new Map<string, unknown>();
+    /** Whether `value` is what the previous flush left under `key` (so the trie holds it); noted either way. */
+    const unchanged = (key: string, value: unknown): boolean => {
+      now.set(key, value);
+      return before !== undefined && before.has(key) && before.get(key) === value;
+    };
     for (const [addressHex, elem] of caches.code?.flush() ?? []) {
       const code = elem.code;
-      if (code === undefined) continue;
+      if (code === undefined || unchanged(`c${addressHex}`, code)) continue;
       const address = createAddressFromString(`0x${addressHex}`);
       const codeHash = (this as unknown as { keccakFunction(b: Uint8Array): Uint8Array }).keccakFunction(code);
       await this._getCodeDB().put(this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, codeHash) : codeHash, code);
       if ((await this.getAccount(address)) === undefined) await this.putAccount(address, new Account());
       await this.modifyAccountFields(address, { codeHash });
     }
-    const slots = caches.storage?.flush() ?? [];
+    const slots = (caches.storage?.flush() ?? []).filter(([addressHex, keyHex, value]) => !unchanged(`s${addressHex}${keyHex}`, value));
     // The cache lists an account's slots together.
     for (let i = 0; i < slots.length; ) {
       const addressHex = slots[i]![0];
@@ -105,9 +114,32 @@ export class CachedStateManager extends MerkleStateManager {
       }
       i = end;
     }
-    // The accounts, by ethereumjs (its code and storage caches are empty now).
-    await batched(this._trie, () => super.flush());
+    const accounts = caches.account?.flush() ?? [];
+    await batched(this._trie, async () => {
+      for (const [addressHex, elem] of accounts) {
+        const rlp = elem.accountRLP;
+        if (unchanged(`a${addressHex}`, rlp)) continue;
+        if (rlp === undefined) await this._trie.del(unprefixedHexToBytes(addressHex));
+        else await this._trie.put(unprefixedHexToBytes(addressHex), rlp);
+      }
+    });
+    this.flushed = now;
+    this.flushedRoot = this._trie.root();
   }
+
+  /**
+   * What the last flush wrote, or found already written, by cache entry (`a`, `s` or `c` and the
+   * entry's key), as the cache's value itself (each write to a cache puts a new value), and the
+   * state root it left. A flush inside a checkpoint keeps the checkpoint's records of the entries
+   * it wrote (see `flush`), so once the checkpoint is committed the next flush lists them again:
+   * a mined block's state root is asked for inside the block's checkpoint, and the block's writes
+   * were all made a second time at the next flush (~15 node hashes of an ERC20 transfer's 34).
+   * An entry still holding the value the last flush wrote, under the root that flush left, is in
+   * the trie as it is: writing it again changes nothing. Any other root (a revert, a state root
+   * set) and the record is not used.
+   */
+  private flushed = new Map<string, unknown>();
+  private flushedRoot: Uint8Array | undefined;
 
   /** One slot's write at a flush: its RLP under its key, or the key deleted when the value is empty. */
   protected async writeSlot(trie: MerklePatriciaTrie, key: Uint8Array, value: Uint8Array): Promise<void> {
