@@ -4,9 +4,22 @@
  * the reverts every call ends with. The fork's read-through (forkState.ts) builds on it.
  */
 import { RLP } from '@ethereumjs/rlp';
-import { MerkleStateManager } from '@ethereumjs/statemanager';
-import { Account, Address, EthereumJSErrorWithoutCode, bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util';
+import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { CODEHASH_PREFIX, MerkleStateManager } from '@ethereumjs/statemanager';
+import {
+  Account,
+  Address,
+  EthereumJSErrorWithoutCode,
+  bytesToUnprefixedHex,
+  concatBytes,
+  createAccountFromRLP,
+  createAddressFromString,
+  equalsBytes,
+  unpadBytes,
+  unprefixedHexToBytes,
+} from '@ethereumjs/util';
 import { keepAccountRead, keepStorageRead } from './cacheReads.js';
+import { NodeTrie } from './nodeTrie.js';
 
 const EMPTY = new Uint8Array(0);
 const RLP_EMPTY = RLP.encode(EMPTY);
@@ -20,6 +33,11 @@ const MEMO_LIMIT = 200_000;
  */
 export type Maybe<T> = T | Promise<T>;
 
+/** `fn`'s writes to `trie` as one batch when the trie is the node's own. */
+function batched(trie: MerklePatriciaTrie, fn: () => Promise<void>): Promise<void> {
+  return trie instanceof NodeTrie ? trie.batched(fn) : fn();
+}
+
 export class CachedStateManager extends MerkleStateManager {
   /**
    * Writes made outside any checkpoint (test controls, a state load) that go into the trie
@@ -32,7 +50,7 @@ export class CachedStateManager extends MerkleStateManager {
 
   override async flush(): Promise<void> {
     this.unflushed = 0;
-    if (this._checkpointCount === 0) return super.flush();
+    if (this._checkpointCount === 0) return this.flushCaches();
     // A flush inside a checkpoint: a state root asked for mid-run, as runTx does for every
     // pre-Byzantium receipt. ethereumjs's caches drop their current checkpoint's record of earlier
     // values when they flush, so a revert after it (every call's, a block given up) kept the run's
@@ -40,10 +58,93 @@ export class CachedStateManager extends MerkleStateManager {
     // caches as it undoes the trie.
     const caches = [this._caches?.account, this._caches?.storage, this._caches?.code] as unknown as Array<{ _diffCache: unknown[]; _checkpoints: number } | undefined>;
     const kept = caches.map((c) => c?._diffCache[c._checkpoints]);
-    await super.flush();
+    await this.flushCaches();
     caches.forEach((c, i) => {
       if (c !== undefined) c._diffCache[c._checkpoints] = kept[i];
     });
+  }
+
+  /**
+   * ethereumjs's flush (code, then storage, then accounts, the same writes), with each trie's
+   * writes made as one (`NodeTrie.batched`: every changed node hashed and stored once, where each
+   * write re-hashed its path up to the root), a contract's account updated once for all its slots
+   * (ethereumjs read it, set its storage root and put it into the account cache per slot), and no
+   * entry written again that the previous flush wrote (`flushed`).
+   */
+  private async flushCaches(): Promise<void> {
+    const caches = this._caches;
+    if (caches === undefined) return super.flush();
+    const root = this._trie.root();
+    const before = this.flushedRoot !== undefined && (this.flushedRoot === root || equalsBytes(this.flushedRoot, root)) ? this.flushed : undefined;
+    const now = new Map<string, unknown>();
+    /** Whether `value` is what the previous flush left under `key` (so the trie holds it); noted either way. */
+    const unchanged = (key: string, value: unknown): boolean => {
+      now.set(key, value);
+      return before !== undefined && before.has(key) && before.get(key) === value;
+    };
+    for (const [addressHex, elem] of caches.code?.flush() ?? []) {
+      const code = elem.code;
+      if (code === undefined || unchanged(`c${addressHex}`, code)) continue;
+      const address = createAddressFromString(`0x${addressHex}`);
+      const codeHash = (this as unknown as { keccakFunction(b: Uint8Array): Uint8Array }).keccakFunction(code);
+      await this._getCodeDB().put(this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, codeHash) : codeHash, code);
+      if ((await this.getAccount(address)) === undefined) await this.putAccount(address, new Account());
+      await this.modifyAccountFields(address, { codeHash });
+    }
+    const slots = (caches.storage?.flush() ?? []).filter(([addressHex, keyHex, value]) => !unchanged(`s${addressHex}${keyHex}`, value));
+    // The cache lists an account's slots together.
+    for (let i = 0; i < slots.length; ) {
+      const addressHex = slots[i]![0];
+      let end = i + 1;
+      while (end < slots.length && slots[end]![0] === addressHex) end++;
+      const address = createAddressFromString(`0x${addressHex}`);
+      const account = await this.getAccount(address);
+      if (account !== undefined) {
+        const trie = this._getStorageTrie(address, account);
+        const from = i;
+        await batched(trie, async () => {
+          for (let k = from; k < end; k++) {
+            const [, keyHex, value] = slots[k]!;
+            await this.writeSlot(trie, unprefixedHexToBytes(keyHex), RLP.decode(value ?? EMPTY) as Uint8Array);
+          }
+        });
+        this._storageTries[bytesToUnprefixedHex(address.bytes)] = trie;
+        account.storageRoot = trie.root();
+        await this.putAccount(address, account);
+      }
+      i = end;
+    }
+    const accounts = caches.account?.flush() ?? [];
+    await batched(this._trie, async () => {
+      for (const [addressHex, elem] of accounts) {
+        const rlp = elem.accountRLP;
+        if (unchanged(`a${addressHex}`, rlp)) continue;
+        if (rlp === undefined) await this._trie.del(unprefixedHexToBytes(addressHex));
+        else await this._trie.put(unprefixedHexToBytes(addressHex), rlp);
+      }
+    });
+    this.flushed = now;
+    this.flushedRoot = this._trie.root();
+  }
+
+  /**
+   * What the last flush wrote, or found already written, by cache entry (`a`, `s` or `c` and the
+   * entry's key), as the cache's value itself (each write to a cache puts a new value), and the
+   * state root it left. A flush inside a checkpoint keeps the checkpoint's records of the entries
+   * it wrote (see `flush`), so once the checkpoint is committed the next flush lists them again:
+   * a mined block's state root is asked for inside the block's checkpoint, and the block's writes
+   * were all made a second time at the next flush (~15 node hashes of an ERC20 transfer's 34).
+   * An entry still holding the value the last flush wrote, under the root that flush left, is in
+   * the trie as it is: writing it again changes nothing. Any other root (a revert, a state root
+   * set) and the record is not used.
+   */
+  private flushed = new Map<string, unknown>();
+  private flushedRoot: Uint8Array | undefined;
+
+  /** One slot's write at a flush: its RLP under its key, or the key deleted when the value is empty. */
+  protected async writeSlot(trie: MerklePatriciaTrie, key: Uint8Array, value: Uint8Array): Promise<void> {
+    if (value.length > 0) await trie.put(key, RLP.encode(value));
+    else await trie.del(key);
   }
 
   /**

@@ -348,6 +348,13 @@ export class NodeStateManager extends CachedStateManager {
     });
   }
 
+  /** The same at a flush (cachedState.ts writes a contract's slots together). */
+  protected override async writeSlot(trie: MerklePatriciaTrie, key: Uint8Array, value: Uint8Array): Promise<void> {
+    if (this.link.fork === undefined || value.length > 0) return super.writeSlot(trie, key, value);
+    await trie.del(key);
+    if ((await trie.get(UPSTREAM_MARK)) !== null) await trie.put(zeroMark(key), MARK);
+  }
+
   /** Storage dumps leave the marks out. */
   override async dumpStorage(address: Address): Promise<StorageDump> {
     return withoutMarks(await super.dumpStorage(address));

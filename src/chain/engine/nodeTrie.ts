@@ -19,7 +19,7 @@
  * it stored a value under. Copies (`shallowCopy`, which every storage trie is) share both.
  */
 import { RLP } from '@ethereumjs/rlp';
-import { BranchMPTNode, LeafMPTNode, MerklePatriciaTrie, decodeRawMPTNode, type MPTNode, type MPTOpts, type TrieShallowCopyOpts } from '@ethereumjs/mpt';
+import { BranchMPTNode, ExtensionMPTNode, LeafMPTNode, MerklePatriciaTrie, decodeRawMPTNode, type MPTNode, type MPTOpts, type TrieShallowCopyOpts } from '@ethereumjs/mpt';
 import { bytesToUnprefixedHex, type BatchDBOp } from '@ethereumjs/util';
 
 /** Entries per generation of decoded nodes (two generations are kept). */
@@ -78,6 +78,44 @@ function nibblesOf(key: Uint8Array): number[] {
   return out;
 }
 
+/** A node's raw form as kept: empty branches and values as empty bytes, as decoding its stored form gives them. */
+function rawOf(node: MPTNode): RawNode {
+  return node.raw().map((part) => part ?? EMPTY) as RawNode;
+}
+
+/** Stand-ins for the hashes of nodes a batch has not hashed yet: known by identity, never by content. */
+let placeholders = 0;
+function placeholder(): Uint8Array {
+  const p = new Uint8Array(32);
+  const n = ++placeholders;
+  p[28] = n >>> 24;
+  p[29] = n >>> 16;
+  p[30] = n >>> 8;
+  p[31] = n;
+  return p;
+}
+
+/**
+ * Whether `node`'s encoding is shorter than 32 bytes (it sits inside its parent instead of being
+ * stored under its hash), deciding without encoding it where its parts already rule it out: a
+ * child referenced by hash is 33 bytes of it.
+ */
+function fitsInline(node: MPTNode): boolean {
+  if (node instanceof BranchMPTNode) {
+    for (let i = 0; i < 16; i++) {
+      const c = node.getBranch(i);
+      if (c instanceof Uint8Array && c.length === 32) return false;
+    }
+  } else if (node instanceof ExtensionMPTNode) {
+    const c = node.value();
+    if (c instanceof Uint8Array && c.length === 32) return false;
+  } else {
+    const value = node.value();
+    if (value !== null && (node.key().length >> 1) + 1 + value.length >= 32) return false;
+  }
+  return node.serialize().length < 32;
+}
+
 /** Told of each key a value is stored under, with its hashed form (key hashing on). */
 export type OnKeyWritten = (hashed: Uint8Array, key: Uint8Array) => void;
 
@@ -88,6 +126,64 @@ export class NodeTrie extends MerklePatriciaTrie {
     readonly onKeyWritten?: OnKeyWritten,
   ) {
     super(opts);
+  }
+
+  /**
+   * While a batch runs (`batched`): the nodes its writes formatted, not yet hashed, by the
+   * placeholder standing for their hash in their parent (and as the root).
+   */
+  private pending: Map<Uint8Array, RawNode> | undefined;
+
+  /**
+   * Runs `fn`'s writes (puts and deletes through this trie object) as one: each write goes down
+   * and back up the trie as ethereumjs's does, but the nodes it changes are kept unhashed, under
+   * placeholders, and when `fn` is done every node still reachable is encoded, hashed and stored
+   * once, children first. A block's end writes three accounts into the state trie, each write
+   * re-hashing the root and storing it (and the branches the paths share) again; here each is
+   * hashed once. A placeholder is as long as a hash, so a node's encoded length, and with it
+   * whether it sits inside its parent, is the same as it will be with the hashes: the nodes, and
+   * the root, are those the writes one by one give. Until `fn` is done the root is a placeholder
+   * that only this object reads (copies made meanwhile cannot); the state manager's flush is the
+   * only caller, and nothing reads the trie while it flushes.
+   */
+  async batched(fn: () => Promise<void>): Promise<void> {
+    if (this.pending !== undefined || this._opts.useNodePruning || this._opts.useRootPersistence) return fn();
+    const before = this.root();
+    this.pending = new Map();
+    try {
+      await fn();
+    } catch (error) {
+      // What was written stays written, as after writes one by one that failed midway.
+      await this.hashPending().catch(() => this.root(before));
+      throw error;
+    }
+    await this.hashPending();
+  }
+
+  /** Ends a batch: the nodes reachable from the root hashed and stored, the root set to its hash. */
+  private async hashPending(): Promise<void> {
+    const pending = this.pending!;
+    this.pending = undefined;
+    const root = this.root();
+    if (!pending.has(root)) return;
+    const ops: BatchDBOp[] = [];
+    this.root(this.hashNode(root, pending, ops, true) as Uint8Array);
+    await this._db.batch(ops);
+  }
+
+  /** The reference to the node `ref` stands for, its pending children hashed first. */
+  private hashNode(ref: Uint8Array, pending: Map<Uint8Array, RawNode>, ops: BatchDBOp[], top: boolean): NodeRef {
+    const node = decodeRawMPTNode(pending.get(ref)!);
+    if (node instanceof BranchMPTNode) {
+      for (let i = 0; i < 16; i++) {
+        const c = node.getBranch(i);
+        if (c instanceof Uint8Array && pending.has(c)) node.setBranch(i, this.hashNode(c, pending, ops, false) as Uint8Array);
+      }
+    } else if (node instanceof ExtensionMPTNode) {
+      const c = node.value();
+      if (c instanceof Uint8Array && pending.has(c)) node.value(this.hashNode(c, pending, ops, false) as Uint8Array);
+    }
+    return this._formatNode(node, top, ops) as NodeRef;
   }
 
   override async put(key: Uint8Array, value: Uint8Array | null, skipKeyTransform = false): Promise<void> {
@@ -103,6 +199,8 @@ export class NodeTrie extends MerklePatriciaTrie {
   /** The node `ref` names (a hash, or a node small enough to sit inside its parent); undefined if the store lacks it. */
   private async readNode(ref: NodeRef): Promise<MPTNode | undefined> {
     if (Array.isArray(ref)) return decodeRawMPTNode(ref);
+    const waiting = this.pending?.get(ref);
+    if (waiting !== undefined) return decodeRawMPTNode(waiting);
     const hex = bytesToUnprefixedHex(ref);
     let raw = this.decoded.get(hex);
     if (raw === undefined) {
@@ -158,10 +256,19 @@ export class NodeTrie extends MerklePatriciaTrie {
   }
 
   override _formatNode(node: MPTNode, topLevel: boolean, opStack: BatchDBOp[], remove = false): ReturnType<MerklePatriciaTrie['_formatNode']> {
+    const pending = this.pending;
+    if (pending !== undefined) {
+      // In a batch: a node that would be stored under its hash gets a placeholder instead. A node
+      // removed has nothing to delete (batches run without pruning); ethereumjs ignores the result.
+      if (remove || (!topLevel && fitsInline(node))) return node.raw();
+      const p = placeholder();
+      pending.set(p, rawOf(node));
+      return p;
+    }
     const out = super._formatNode(node, topLevel, opStack, remove);
     // A node stored under its hash: keep it decoded (empty branches and values as empty bytes, as
     // decoding its stored form gives them).
-    if (!remove && out instanceof Uint8Array) this.decoded.set(bytesToUnprefixedHex(out), node.raw().map((part) => part ?? EMPTY) as RawNode);
+    if (!remove && out instanceof Uint8Array) this.decoded.set(bytesToUnprefixedHex(out), rawOf(node));
     return out;
   }
 

@@ -48,6 +48,13 @@ export interface RunChecks {
   skipBalance?: boolean;
   /** eth_call and friends: EIP-7825's cap on a transaction's gas does not apply (geth skips it for calls). */
   skipGasCap?: boolean;
+  /**
+   * The transaction passed the pool's admission (pool/admission.ts) on this same state just now
+   * (an automined send): its intrinsic gas, the sender's nonce and balance were checked there, by
+   * the same rules, and are not checked again. What admission does not check the same way (the
+   * block's room, the floor data gas, the fees against the block's own rules) still is.
+   */
+  admitted?: boolean;
 }
 
 /** The fee facts of a block whose header exists. */
@@ -63,9 +70,11 @@ export async function rejectionOf(vm: VM, tx: TypedTransaction, from: Address, c
   if (checks.gasLeft !== undefined && tx.gasLimit > checks.gasLeft) {
     return new TxRejected('block-full', `gas limit reached: tx gas ${tx.gasLimit}, gas left in block ${checks.gasLeft}`);
   }
-  const intrinsic = tx.getIntrinsicGas();
+  if (!checks.admitted) {
+    const intrinsic = tx.getIntrinsicGas();
+    if (tx.gasLimit < intrinsic) return new TxRejected('intrinsic-gas', `intrinsic gas too low: have ${tx.gasLimit}, want ${intrinsic}`);
+  }
   const floor = getCalldataFloorGas(tx, from);
-  if (tx.gasLimit < intrinsic) return new TxRejected('intrinsic-gas', `intrinsic gas too low: have ${tx.gasLimit}, want ${intrinsic}`);
   if (tx.gasLimit < floor) return new TxRejected('floor-data-gas', `insufficient gas for floor data gas cost: have ${tx.gasLimit}, want ${floor}`);
   const baseFee = checks.baseFee;
   const cap = feeCap(tx);
@@ -78,6 +87,7 @@ export async function rejectionOf(vm: VM, tx: TypedTransaction, from: Address, c
       return new TxRejected('blob-fee-below-blob-base-fee', `max fee per blob gas less than block blob gas fee: address ${who}, maxFeePerBlobGas: ${tx.maxFeePerBlobGas}, blobBaseFee: ${blobFee}`);
     }
   }
+  if (checks.admitted) return undefined;
   const account = await vm.stateManager.getAccount(from);
   const balance = account?.balance ?? 0n;
   const nonce = account?.nonce ?? 0n;

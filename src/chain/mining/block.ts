@@ -29,9 +29,10 @@ export interface MineOutcome {
 
 /**
  * Run `txs` in order into a new block on top of `parent`. With `requireAll`, a transaction that
- * cannot be included aborts the block (state reverted) and its error is thrown.
+ * cannot be included aborts the block (state reverted) and its error is thrown. `admitted`, the
+ * first of `txs`, passed the pool's admission on this state just now (RunChecks.admitted).
  */
-export async function mineBlock(vm: VM, parent: Block, txs: readonly PendingTx[], env: BlockEnv, requireAll = false): Promise<MineOutcome> {
+export async function mineBlock(vm: VM, parent: Block, txs: readonly PendingTx[], env: BlockEnv, requireAll = false, admitted?: PendingTx): Promise<MineOutcome> {
   const builder = await buildBlock(vm, {
     parentBlock: parent,
     withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
@@ -58,6 +59,7 @@ export async function mineBlock(vm: VM, parent: Block, txs: readonly PendingTx[]
       const size = roomLeft === Infinity ? 0 : blockBytesOf(ptx.tx);
       if (size > roomLeft) throw new TxRejected('block-full', `block size limit reached: tx size ${size} bytes, room left in block ${roomLeft} bytes`);
       checks.gasLeft = env.gasLimit - builder.gasUsed;
+      checks.admitted = ptx === admitted && included.length === 0 && skipped.length === 0;
       const result = await runChecked(vm, ptx.tx, ptx.from, checks, () => asSender(vm, ptx.from, () => builder.addTransaction(ptx.tx, { skipHardForkValidation: true, allowNoBlobs: true })));
       included.push({ ptx, result });
       roomLeft -= size;

@@ -48,8 +48,11 @@ export interface MiningHost {
 export class Mining {
   constructor(private readonly n: MiningHost) {}
 
-  /** Mine one block on the live state from `txs` (caller holds the lock). */
-  async mine(txs: PendingTx[], requireAll: boolean): Promise<StoredBlock> {
+  /**
+   * Mine one block on the live state from `txs` (caller holds the lock). `admitted`: the first of
+   * `txs` passed the pool's admission on the live state just now (the automined send).
+   */
+  async mine(txs: PendingTx[], requireAll: boolean, admitted?: PendingTx): Promise<StoredBlock> {
     // On a fork, what every block reads is fetched first: an unreachable upstream stops the block before it starts.
     await this.n.forkLink.fork?.state.prefetchBlockReads();
     const parent = this.n.store.head.block;
@@ -64,7 +67,7 @@ export class Mining {
     let outcome;
     try {
       const coverage = this.n.coverage;
-      const build = () => mineBlock(vm, parent, txs, env, requireAll);
+      const build = () => mineBlock(vm, parent, txs, env, requireAll, admitted);
       outcome = await (coverage === undefined ? build() : recordCoverage(vm.evm.events, coverage, build));
       this.n.clock.mined();
     } finally {

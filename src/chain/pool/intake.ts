@@ -42,9 +42,9 @@ export interface IntakeHost {
   estimateGas(req: TxRequest, ref: BlockRef): Promise<bigint>;
 }
 
-/** Mines a block of exactly the given transactions (automine). */
+/** Mines a block of exactly the given transactions (automine); `admitted`, the first, was admitted on the live state just now. */
 export interface TxMiner {
-  mine(txs: PendingTx[], requireAll: boolean): Promise<StoredBlock>;
+  mine(txs: PendingTx[], requireAll: boolean, admitted?: PendingTx): Promise<StoredBlock>;
 }
 
 export class Intake {
@@ -194,7 +194,9 @@ export class Intake {
         for (const next of ready) {
           this.n.pool.remove(next.hashHex);
           try {
-            const block = await this.miner.mine([next], true);
+            // The transaction just admitted, first: nothing ran since its admission, whose checks
+            // of its sender's nonce and balance and its intrinsic gas the block need not repeat.
+            const block = await this.miner.mine([next], true, next === ptx && next === ready[0] ? ptx : undefined);
             if (next === ptx && this.n.mining.throwOnFailures) failed = failure(block.txs.find((t) => t.hashHex === ptx.hashHex)?.receipt, ptx.hashHex, block.number);
           } catch (err) {
             if (next === ptx) throw err;
