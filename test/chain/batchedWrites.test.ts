@@ -8,23 +8,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
-import { Account, ValueEncoding, bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { Account, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { keccak256 } from '../../src/chain/core/keccak.js';
 import { makeCommon } from '../../src/chain/engine/common.js';
 import { createEngine } from '../../src/chain/engine/engine.js';
-import { NodeDB, NodeStore } from '../../src/chain/engine/nodeStore.js';
+import { NodeStore } from '../../src/chain/engine/nodeStore.js';
 import { DecodedNodes, NodeTrie } from '../../src/chain/engine/nodeTrie.js';
-import { NO_HISTORY, address, slot } from '../support/engine.js';
+import { NO_HISTORY, address, rng, slot, trieOpts } from '../support/engine.js';
 
-const opts = (store = new NodeStore()) => ({ db: new NodeDB(store), valueEncoding: ValueEncoding.Bytes, useKeyHashing: false, useKeyHashingFunction: keccak256 });
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s;
-  };
-}
+const opts = trieOpts;
 
 /** Hashed-like keys, keys sharing a 30-byte prefix (extensions), and short keys (nodes inside their parent). */
 function keyOf(i: number): Uint8Array {

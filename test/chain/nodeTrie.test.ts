@@ -7,21 +7,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MerklePatriciaTrie, type MPTNode } from '@ethereumjs/mpt';
-import { ValueEncoding, bytesToHex } from '@ethereumjs/util';
+import { bytesToHex } from '@ethereumjs/util';
 import { keccak256 } from '../../src/chain/core/keccak.js';
-import { NodeDB, NodeStore } from '../../src/chain/engine/nodeStore.js';
+import { NodeStore } from '../../src/chain/engine/nodeStore.js';
 import { DECODED_NODES, DecodedNodes, NodeTrie } from '../../src/chain/engine/nodeTrie.js';
+import { rng, trieOpts } from '../support/engine.js';
 
-const opts = (store = new NodeStore()) => ({ db: new NodeDB(store), valueEncoding: ValueEncoding.Bytes, useKeyHashing: false, useKeyHashingFunction: keccak256 });
-
-/** A deterministic stream of pseudo-random numbers. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s;
-  };
-}
+const opts = trieOpts;
 
 /** Keys of a few shapes: hashed-like, sharing a 30-byte prefix (extensions), and short ones. */
 function keyOf(i: number): Uint8Array {

@@ -1,5 +1,7 @@
 /** What tests of the engine alone (src/chain/engine) share: a chain with no history, and addresses and slots by number. */
-import { Address, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { Address, ValueEncoding, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { keccak256 } from '../../src/chain/core/keccak.js';
+import { NodeDB, NodeStore } from '../../src/chain/engine/nodeStore.js';
 
 /** The EVM's block history for an engine without blocks: any BLOCKHASH lookup fails. */
 export const NO_HISTORY = {
@@ -17,3 +19,15 @@ export const address = (n: number) => new Address(hexToBytes(`0x${n.toString(16)
 
 /** The 32-byte storage slot `n`. */
 export const slot = (n: number) => setLengthLeft(new Uint8Array([n]), 32);
+
+/** Options of a trie over a node store of its own (or the one given), keys not hashed. */
+export const trieOpts = (store = new NodeStore()) => ({ db: new NodeDB(store), valueEncoding: ValueEncoding.Bytes, useKeyHashing: false, useKeyHashingFunction: keccak256 });
+
+/** A deterministic stream of pseudo-random numbers. */
+export function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s;
+  };
+}
