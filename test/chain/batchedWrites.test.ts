@@ -14,7 +14,7 @@ import { makeCommon } from '../../src/chain/engine/common.js';
 import { createEngine } from '../../src/chain/engine/engine.js';
 import { NodeStore } from '../../src/chain/engine/nodeStore.js';
 import { DecodedNodes, NodeTrie } from '../../src/chain/engine/nodeTrie.js';
-import { NO_HISTORY, address, rng, slot, trieOpts } from '../support/engine.js';
+import { NO_HISTORY, address, countWrites, rng, slot, trieOpts } from '../support/engine.js';
 
 const opts = trieOpts;
 
@@ -114,26 +114,7 @@ test("a block's worth of account, code and storage writes: the state root of eth
 });
 
 /** Count the state and storage tries' writes while `fn` runs. */
-async function trieWrites(fn: () => Promise<void>): Promise<number> {
-  let writes = 0;
-  const proto = NodeTrie.prototype as unknown as { put: (...a: unknown[]) => Promise<void>; del: (...a: unknown[]) => Promise<void> };
-  const { put, del } = proto;
-  proto.put = function (this: unknown, ...a: unknown[]) {
-    writes++;
-    return put.apply(this, a);
-  };
-  proto.del = function (this: unknown, ...a: unknown[]) {
-    writes++;
-    return del.apply(this, a);
-  };
-  try {
-    await fn();
-  } finally {
-    proto.put = put;
-    proto.del = del;
-  }
-  return writes;
-}
+const trieWrites = (fn: () => Promise<void>): Promise<number> => countWrites(NodeTrie.prototype, fn);
 
 test("a block's writes go into the tries once: the flush after its checkpoint is committed writes nothing again, and a revert after a flush still undoes it", async () => {
   const e = await createEngine(makeCommon(984n, 'prague'), NO_HISTORY, { cacheSize: 'unbounded' });

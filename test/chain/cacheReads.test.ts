@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { Account, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { makeCommon } from '../../src/chain/engine/common.js';
 import { createEngine, type Engine } from '../../src/chain/engine/engine.js';
-import { NO_HISTORY, address, slot } from '../support/engine.js';
+import { NO_HISTORY, address, countWrites, slot } from '../support/engine.js';
 
 const CONTRACT = address(0xc0de);
 const CODE = hexToBytes('0x600160005500');
@@ -26,26 +26,7 @@ async function engine(cacheSize: number | 'unbounded'): Promise<Engine> {
 }
 
 /** Count the state and storage tries' writes while `fn` runs. */
-async function trieWrites(e: Engine, fn: () => Promise<void>): Promise<number> {
-  let writes = 0;
-  const proto = Object.getPrototypeOf(e.stateTrie) as { put: (...a: unknown[]) => Promise<void>; del: (...a: unknown[]) => Promise<void> };
-  const { put, del } = proto;
-  proto.put = function (this: unknown, ...a: unknown[]) {
-    writes++;
-    return put.apply(this, a);
-  };
-  proto.del = function (this: unknown, ...a: unknown[]) {
-    writes++;
-    return del.apply(this, a);
-  };
-  try {
-    await fn();
-  } finally {
-    proto.put = put;
-    proto.del = del;
-  }
-  return writes;
-}
+const trieWrites = (e: Engine, fn: () => Promise<void>): Promise<number> => countWrites(Object.getPrototypeOf(e.stateTrie) as object, fn);
 
 for (const cacheSize of [100_000, 'unbounded'] as const) {
   test(`reads write nothing back into the trie; writes do (${cacheSize} caches)`, async () => {

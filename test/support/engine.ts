@@ -31,3 +31,25 @@ export function rng(seed: number): () => number {
     return s;
   };
 }
+
+/** Count the puts and deletes made through `proto` (a trie class's prototype) while `fn` runs. */
+export async function countWrites(proto: object, fn: () => Promise<void>): Promise<number> {
+  let writes = 0;
+  const p = proto as { put: (...a: unknown[]) => Promise<void>; del: (...a: unknown[]) => Promise<void> };
+  const { put, del } = p;
+  p.put = function (this: unknown, ...a: unknown[]) {
+    writes++;
+    return put.apply(this, a);
+  };
+  p.del = function (this: unknown, ...a: unknown[]) {
+    writes++;
+    return del.apply(this, a);
+  };
+  try {
+    await fn();
+  } finally {
+    p.put = put;
+    p.del = del;
+  }
+  return writes;
+}
