@@ -34,19 +34,24 @@ async function mainnetAt(upstream: TestNode, number: bigint, time: bigint): Prom
   });
 }
 
+/** Starts nodes forking `url` (a few quick retries), each noted in `nodes` to be closed after the tests. */
+const forker =
+  (nodes: TestNode[]) =>
+  async (url: string, chain: Record<string, unknown> = {}): Promise<TestNode> => {
+    const n = await startTestNode({ chain, fork: { url, retries: 2, backoffMs: 20, timeoutMs: 5000 } });
+    nodes.push(n);
+    return n;
+  };
+
+/** Whether `code` runs at block `block` of `n`. */
+const runs = async (n: TestNode, code: string, block: string): Promise<boolean> => (await n.raw('eth_call', [{ to: AT }, block, { [AT]: { code } }])).error === undefined;
+
 describe('a fork runs the rules of its fork block', () => {
   let upstream: TestNode;
   let other: TestNode;
   const proxies: RpcProxy[] = [];
   const nodes: TestNode[] = [];
-
-  const fork = async (url: string, chain: Record<string, unknown> = {}): Promise<TestNode> => {
-    const n = await startTestNode({ chain, fork: { url, retries: 2, backoffMs: 20, timeoutMs: 5000 } });
-    nodes.push(n);
-    return n;
-  };
-  /** Whether `code` runs at block `block` of `n`. */
-  const runs = async (n: TestNode, code: string, block: string): Promise<boolean> => (await n.raw('eth_call', [{ to: AT }, block, { [AT]: { code } }])).error === undefined;
+  const fork = forker(nodes);
 
   before(async () => {
     upstream = await startTestNode({ chain: { chainId: 1n } });
@@ -117,12 +122,7 @@ describe('anvil_reset to another upstream picks the rules again', () => {
   let other: TestNode;
   let proxy: RpcProxy;
   const nodes: TestNode[] = [];
-  const fork = async (url: string, chain: Record<string, unknown> = {}): Promise<TestNode> => {
-    const n = await startTestNode({ chain, fork: { url, retries: 2, backoffMs: 20, timeoutMs: 5000 } });
-    nodes.push(n);
-    return n;
-  };
-  const runs = async (n: TestNode, code: string, block: string): Promise<boolean> => (await n.raw('eth_call', [{ to: AT }, block, { [AT]: { code } }])).error === undefined;
+  const fork = forker(nodes);
 
   before(async () => {
     mainnet = await startTestNode({ chain: { chainId: 1n } });
