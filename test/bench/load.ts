@@ -13,7 +13,8 @@
 
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { CpuMeter } from './harness.js';
+import { bareServer } from './bare.js';
+import { CpuMeter, startBare } from './harness.js';
 
 export interface LoadOptions {
   url: string;
@@ -265,10 +266,30 @@ export function loadDurations(quick: boolean): { durationMs: number; warmupMs: n
   return quick ? { durationMs: 1_000, warmupMs: 250 } : { durationMs: 3_000, warmupMs: 500 };
 }
 
-/** The usual metrics of a load phase, `rps` named by the caller (e.g. 'calls/s'). */
-export function loadMetrics(r: LoadResult, rateUnit = 'req/s'): Record<string, { value: number; unit: string }> {
+/**
+ * The same load against a bare node:http server (bare.ts) that answers every request with `result`,
+ * started for the phase in a process of its own: the most any Node HTTP server can answer in this
+ * shape on the machine as it is at that moment, with no work of its own.
+ */
+export async function bareLoad(opts: Omit<LoadOptions, 'url' | 'pid'>, result: string): Promise<LoadResult> {
+  const bare = await startBare(['-e', bareServer(result)]);
+  try {
+    return await runLoad({ ...opts, url: bare.url });
+  } finally {
+    bare.kill();
+  }
+}
+
+/**
+ * The usual metrics of a load phase, `rps` named by the caller (e.g. 'calls/s'); with `bare`, the
+ * bare server's throughput under the same load (`bareLoad`) and the node's share of it.
+ */
+export function loadMetrics(r: LoadResult, rateUnit = 'req/s', bare?: LoadResult): Record<string, { value: number; unit: string }> {
   const m: Record<string, { value: number; unit: string }> = {
     throughput: { value: r.rps, unit: rateUnit },
+    ...(bare === undefined
+      ? {}
+      : { 'bare node:http throughput': { value: bare.rps, unit: rateUnit }, 'of the bare server': { value: (100 * r.rps) / bare.rps, unit: '%' } }),
     'latency p50': { value: r.p50Ms, unit: 'ms' },
     'latency p99': { value: r.p99Ms, unit: 'ms' },
     errors: { value: r.errors, unit: 'count' },

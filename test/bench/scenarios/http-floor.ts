@@ -9,26 +9,8 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { bareServer } from '../bare.js';
 import { RpcClient, median, percentile, repoRoot, sleep, startBare, type Scenario } from '../harness.js';
-
-/**
- * A bare node:http server that parses the body and answers eth_chainId's result. With `awakeModule`
- * it also stays awake between requests by the node's rule, imported from there (an ES module then).
- */
-const bareServer = (awakeModule?: string) => `
-${awakeModule === undefined ? "const http = require('node:http');" : `import http from 'node:http';\nimport { StayAwake } from ${JSON.stringify(awakeModule)};\nconst awake = new StayAwake();`}
-const answer = (id) => JSON.stringify({ jsonrpc: '2.0', id, result: '0x3d8' });
-http.createServer({ keepAliveTimeout: 5000, noDelay: true }, (req, res) => {
-  ${awakeModule === undefined ? '' : "awake.started();\n  res.on('close', awake.ended);"}
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    const body = answer(JSON.parse(Buffer.concat(chunks).toString('utf8')).id);
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
-    res.end(body);
-  });
-}).listen(Number(process.argv[1]), '127.0.0.1', () => process.stdout.write('up\\n'));
-`;
 
 /** Sequential eth_chainId round trips: a warm-up, then `n` measured; their times in ms. */
 async function roundTrips(url: string, warm: number, n: number): Promise<Float64Array> {
@@ -54,10 +36,10 @@ const scenario: Scenario = {
   async run(node) {
     const [warm, n] = node.options.quick ? [500, 1_000] : [3_000, 5_000];
     const awakeModule = pathToFileURL(join(repoRoot(), 'dist', 'src', 'server', 'awake.js')).href;
-    const bare = await startBare(['-e', bareServer()]);
+    const bare = await startBare(['-e', bareServer('0x3d8')]);
     let awake: { url: string; kill: () => void } | undefined;
     try {
-      awake = await startBare(['--input-type=module', '-e', bareServer(awakeModule)]);
+      awake = await startBare(['--input-type=module', '-e', bareServer('0x3d8', awakeModule)]);
       await sleep(100);
       // Alternate halves so drift of the machine touches all three alike.
       const floorA = await roundTrips(bare.url, warm, n / 2);
