@@ -110,11 +110,9 @@ async function receiptOf(rpc: Caller, hash: string): Promise<Receipt> {
 
 /** The metrics of a run: per test (median and mean), then the mean of each method. */
 export function suiteMetrics(run: SuiteRun, median: (xs: ArrayLike<number>) => number): Metrics {
-  let sum = 0;
-  for (const v of run.perTest) sum += v;
   const out: Metrics = {
     'per test p50': { value: median(run.perTest), unit: 'ms' },
-    'per test mean': { value: sum / run.perTest.length, unit: 'ms' },
+    'per test mean': { value: mean(run.perTest), unit: 'ms' },
   };
   for (const m of SUITE_METHODS) out[m] = { value: run.perMethod[m], unit: 'ms' };
   return out;
@@ -189,13 +187,11 @@ async function overReplay(answers: string[], chainId: number, tests: number): Pr
  * The warm run's answers are kept, and the workload is run once more against a bare Node server
  * that replays them (replayServer), started fresh: `per test p50, Node replaying`, the floor of
  * Node's HTTP and the client under the same requests, beside what the node itself takes (left out
- * with `replay: false`).
+ * with `replay: false`). With `long`, a suite of that many tests on another fresh instance: its
+ * mean per test, warm-up included (`longRow`), as a large suite sees the node over its whole run.
  */
-export async function suiteOverHttp(node: BenchNode, tests: number, opts: { replay?: boolean } = {}): Promise<Metrics> {
-  const fresh = node.spec ? await startNode(node.spec) : undefined;
-  const rpc = fresh ? new RpcClient(fresh.url) : node.rpc;
-  try {
-    const chainId = fresh?.chainId ?? node.chainId;
+export async function suiteOverHttp(node: BenchNode, tests: number, opts: { replay?: boolean; long?: number } = {}): Promise<Metrics> {
+  const out = await onFreshNode(node, async (rpc, chainId) => {
     const out = suiteMetrics(await runSuite(rpc, chainId, tests), median);
     const warm = recording(rpc);
     out['per test p50, warm'] = { value: median((await runSuite(warm.caller, chainId, tests)).perTest), unit: 'ms' };
@@ -203,6 +199,29 @@ export async function suiteOverHttp(node: BenchNode, tests: number, opts: { repl
       out['per test p50, Node replaying'] = { value: median((await overReplay(warm.answers, chainId, tests)).perTest), unit: 'ms' };
     }
     return out;
+  });
+  if (opts.long !== undefined) out[longRow(opts.long)] = { value: await onFreshNode(node, async (rpc, chainId) => mean((await runSuite(rpc, chainId, opts.long!)).perTest)), unit: 'ms' };
+  return out;
+}
+
+/** How many tests a long run has (`suite`, `suite-in-process`). */
+export const longTests = (quick: boolean): number => (quick ? 200 : 1_000);
+
+/** The row of a long run's mean: a whole suite of `tests` tests on a fresh node, its warm-up included. */
+export const longRow = (tests: number): string => `per test mean, ${tests.toLocaleString('en-US')} tests`;
+
+export function mean(xs: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < xs.length; i++) sum += xs[i]!;
+  return sum / xs.length;
+}
+
+/** `work` over HTTP on an instance started fresh for it (a --target is used as it is). */
+async function onFreshNode<T>(node: BenchNode, work: (rpc: RpcClient, chainId: number) => Promise<T>): Promise<T> {
+  const fresh = node.spec ? await startNode(node.spec) : undefined;
+  const rpc = fresh ? new RpcClient(fresh.url) : node.rpc;
+  try {
+    return await work(rpc, fresh?.chainId ?? node.chainId);
   } finally {
     if (fresh) {
       rpc.close();

@@ -3,12 +3,16 @@
 // column is the library as shipped (dist/index.js) on a chain created here; anvil's (and a
 // --target's) is the same workload over HTTP on a fresh instance, as in `suite`. Also reported:
 // how long createNode takes, the first time in this process and once warm, and the tests again on a
-// second chain (node-rpc) or on the same node (anvil), warm.
+// second chain (node-rpc) or on the same node (anvil), warm. Last, a whole suite of 1,000 tests:
+// node-rpc's in a process started for it (a test runner's fresh process, creating its chain), the
+// others' over HTTP on a fresh instance; its mean per test, warm-up included.
 
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { CHAIN_ID, median, repoRoot, type Metrics, type Scenario } from '../harness.js';
-import { runSuite, suiteMetrics, suiteOverHttp, type Caller } from '../suite.js';
+import { longRow, longTests, runSuite, suiteMetrics, suiteOverHttp, type Caller } from '../suite.js';
 import type { Node, NodeOptions } from '../../../src/lib/types.js';
 
 type CreateNode = (options?: NodeOptions) => Promise<Node>;
@@ -18,7 +22,8 @@ const scenario: Scenario = {
   description: "suite's tests through createNode's provider in this process (node-rpc) beside the same over HTTP (anvil); createNode's first and warm times",
   async run(node) {
     const tests = node.options.quick ? 50 : 200;
-    if (node.label !== 'node-rpc') return suiteOverHttp(node, tests, { replay: false });
+    const long = longTests(node.options.quick);
+    if (node.label !== 'node-rpc') return suiteOverHttp(node, tests, { replay: false, long });
     let t = performance.now();
     const { createNode } = (await import(pathToFileURL(join(repoRoot(), 'dist', 'index.js')).href)) as { createNode: CreateNode };
     const importMs = performance.now() - t;
@@ -50,11 +55,27 @@ const scenario: Scenario = {
       out['createNode (first in process)'] = { value: firstMs, unit: 'ms' };
       out['createNode (second)'] = { value: warm[0]!, unit: 'ms' };
       out['createNode (warm, median of 5)'] = { value: median(warm), unit: 'ms' };
+      out[longRow(long)] = { value: await longInFreshProcess(long), unit: 'ms' };
       return out;
     } finally {
       await chain!.close();
     }
   },
 };
+
+/** A suite of `tests` tests through createNode's provider in a Node process started for it: its mean per test, ms. */
+async function longInFreshProcess(tests: number): Promise<number> {
+  const url = (path: string) => JSON.stringify(pathToFileURL(join(repoRoot(), 'dist', ...path.split('/'))).href);
+  const script = `
+import { createNode } from ${url('index.js')};
+import { mean, runSuite } from ${url('test/bench/suite.js')};
+const node = await createNode();
+const run = await runSuite({ call: (method, params = []) => node.provider.request({ method, params }) }, ${CHAIN_ID}, ${tests});
+await node.close();
+process.stdout.write(String(mean(run.perTest)));
+`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { maxBuffer: 1 << 20 });
+  return Number(stdout);
+}
 
 export default scenario;
