@@ -192,15 +192,19 @@ async function overReplay(answers: string[], chainId: number, tests: number): Pr
  */
 export async function suiteOverHttp(node: BenchNode, tests: number, opts: { replay?: boolean; long?: number } = {}): Promise<Metrics> {
   const out = await onFreshNode(node, async (rpc, chainId) => {
-    const out = suiteMetrics(await runSuite(rpc, chainId, tests), median);
+    const m = suiteMetrics(await runSuite(rpc, chainId, tests), median);
     const warm = recording(rpc);
-    out['per test p50, warm'] = { value: median((await runSuite(warm.caller, chainId, tests)).perTest), unit: 'ms' };
+    m['per test p50, warm'] = { value: median((await runSuite(warm.caller, chainId, tests)).perTest), unit: 'ms' };
     if (opts.replay !== false) {
-      out['per test p50, Node replaying'] = { value: median((await overReplay(warm.answers, chainId, tests)).perTest), unit: 'ms' };
+      m['per test p50, Node replaying'] = { value: median((await overReplay(warm.answers, chainId, tests)).perTest), unit: 'ms' };
     }
-    return out;
+    return m;
   });
-  if (opts.long !== undefined) out[longRow(opts.long)] = { value: await onFreshNode(node, async (rpc, chainId) => mean((await runSuite(rpc, chainId, opts.long!)).perTest)), unit: 'ms' };
+  const long = opts.long;
+  if (long !== undefined) {
+    const perTest = await onFreshNode(node, async (rpc, chainId) => (await runSuite(rpc, chainId, long)).perTest);
+    out[longRow(long)] = { value: mean(perTest), unit: 'ms' };
+  }
   return out;
 }
 
